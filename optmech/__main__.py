@@ -1,0 +1,5 @@
+import sys
+
+from optmech.cli import main
+
+sys.exit(main())

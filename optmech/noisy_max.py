@@ -1,0 +1,170 @@
+"""Output probabilities of report-noisy-max with independent, per-candidate noise.
+
+For candidates with scores ``q_a`` and noise ``Z_a = b_a * Y_a`` (``Y_a`` standard Laplace,
+exponential or Gumbel; ``b_a = 0`` means no noise),
+
+    Pr[argmax_a (q_a + Z_a) = r] = integral f_r(x - q_r) prod_{s != r} F_s(x - q_s) dx.
+
+This serves report-noisy-max with Laplace noise (the permute-and-flip paper's Appendix F,
+no closed form) and with heterogeneous scales (RNMH, heterogeneous-sensitivities paper
+eqn 4), and it is the independent cross-check of the closed forms for exponential noise
+(= permute-and-flip) and Gumbel noise (= exponential mechanism).
+
+Method and accuracy.  Writing ``G(x) = prod_s F_s(x - q_s)``, the integrand of ``r`` is
+``h_r(x) * G(x)`` with ``h_r = f_r / F_r`` (evaluated in log space, so nothing cancels).
+
+* Window.  With ``tail = 1e-17``, the integral is restricted to ``[x_lo, x_hi]`` where
+  ``x_hi = max_s (q_s + b_s * Q(1 - tail))`` (beyond it ``f_r`` has mass <= tail) and
+  ``x_lo`` is the second largest ``q_s + b_s * Q(tail)`` (below it some ``F_s`` with
+  ``s != r`` is <= tail).  The truncation error is below ``2 * tail`` per probability.
+* Panels.  The integrand is analytic except at the scores themselves (Laplace kinks,
+  exponential support starts), so every score inside the window is a panel boundary, and
+  panels are further split to length <= ``b_min / 2``.  Each panel gets Gauss–Legendre with
+  16 nodes (8 on panels shorter than ``b_min / 16``).
+* Check.  The probabilities must sum to 1 within ``1e-10``; otherwise
+  :class:`IntegrationError` is raised rather than a wrong number returned.  Tests compare
+  with mpmath at 30 digits (agreement better than 1e-12 absolute).
+
+Cost: ``O(U * J)`` for ``U`` distinct (score, scale) pairs and ``J`` nodes (16 per panel).
+Candidates with ``b_a = 0`` are point masses; the largest of them wins ties with each other
+uniformly and beats every noisy candidate that lands below it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from optmech.validation import InvalidArgumentError, check_choice, check_scores
+
+__all__ = ["IntegrationError", "NOISES", "noisy_max_pmf"]
+
+NOISES = ("laplace", "exponential", "gumbel")
+TAIL = 1e-17
+SUM_TOLERANCE = 1e-10
+_MAX_NODES = 2_000_000
+_CHUNK = 1 << 12
+
+
+class IntegrationError(ArithmeticError):
+    """The quadrature could not certify the requested accuracy."""
+
+
+def _lower_quantile(noise: str, tail: float) -> float:
+    """Standardised ``Q(tail)``."""
+    return {"laplace": math.log(2 * tail), "exponential": -math.log1p(-tail),
+            "gumbel": -math.log(-math.log(tail))}[noise]
+
+
+def _upper_quantile(noise: str, tail: float) -> float:
+    """Standardised ``Q(1 - tail)`` computed from the survival function."""
+    return {"laplace": -math.log(2 * tail), "exponential": -math.log(tail),
+            "gumbel": -math.log(-math.log1p(-tail))}[noise]
+
+
+def _log_cdf(noise: str, y: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if noise == "laplace":
+            return np.where(y < 0, y - math.log(2), np.log1p(-0.5 * np.exp(-np.abs(y))))
+        if noise == "exponential":
+            return np.where(y > 0, np.log(-np.expm1(-np.maximum(y, 0))), -np.inf)
+        return -np.exp(-y)
+
+
+def _log_hazard(noise: str, y: np.ndarray) -> np.ndarray:
+    """``log(f(y) / F(y))`` for the standard noise (the scale is added by the caller)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if noise == "laplace":
+            e = np.exp(-np.abs(y))
+            return np.where(y < 0, 0.0, -np.abs(y) - math.log(2) - np.log1p(-0.5 * e))
+        if noise == "exponential":
+            pos = np.maximum(y, 0)
+            return np.where(y > 0, -pos - np.log(-np.expm1(-pos)), -np.inf)
+        return -y
+
+
+def _panels(lo: float, hi: float, breaks: np.ndarray, width: float):
+    """Gauss–Legendre nodes/weights on [lo, hi] with panel edges at ``breaks``."""
+    edges = np.unique(np.concatenate([[lo, hi], breaks[(breaks > lo) & (breaks < hi)]]))
+    lengths = np.diff(edges)
+    pieces = np.maximum(1, np.ceil(lengths / width)).astype(int)
+    if pieces.sum() * 16 > _MAX_NODES:
+        raise IntegrationError(
+            f"the integration window needs {pieces.sum()} panels; the scales differ too "
+            "much for this quadrature")
+    starts = np.repeat(edges[:-1], pieces)
+    steps = np.repeat(lengths / pieces, pieces)
+    starts = starts + steps * (np.arange(pieces.sum()) - np.repeat(np.cumsum(pieces) - pieces, pieces))
+    nodes, weights = [], []
+    for m, mask in ((16, steps > width / 8), (8, steps <= width / 8)):
+        if not mask.any():
+            continue
+        x, w = np.polynomial.legendre.leggauss(m)
+        a, h = starts[mask][:, None], steps[mask][:, None]
+        nodes.append((a + 0.5 * h * (x + 1)).ravel())
+        weights.append((0.5 * h * w).ravel())
+    return np.concatenate(nodes), np.concatenate(weights)
+
+
+def noisy_max_pmf(scores, scales, noise: str = "laplace") -> np.ndarray:
+    """``Pr[argmax_a (q_a + b_a Y_a) = r]`` for every candidate ``r``.
+
+    Parameters
+    ----------
+    scores : 1-D array of finite scores ``q_a``.
+    scales : a scale ``b_a >= 0`` per candidate, or one scale for all.
+    noise : "laplace", "exponential" or "gumbel" (standard forms: Laplace(0, 1),
+        Exp(1), Gumbel(0, 1)).
+
+    See the module docstring for the method and its accuracy (about 1e-12 absolute).
+    """
+    q = check_scores(scores)
+    check_choice(noise, "noise", NOISES)
+    b = np.broadcast_to(np.asarray(scales, dtype=float), q.shape).copy()
+    if not (np.isfinite(b).all() and (b >= 0).all()):
+        raise InvalidArgumentError("scales", scales, "finite numbers >= 0, one per score")
+    n = q.size
+    if n == 1:
+        return np.ones(1)
+
+    probs = np.zeros(n)
+    noisy = b > 0
+    point = ~noisy
+    top_point = q[point].max() if point.any() else -np.inf
+    if noisy.any():
+        qn, bn = q[noisy], b[noisy]
+        keys, inverse, counts = np.unique(np.stack([qn, bn], axis=1), axis=0,
+                                          return_inverse=True, return_counts=True)
+        inverse = inverse.ravel()
+        uq, ub = keys[:, 0], keys[:, 1]
+        lows = np.sort(qn + bn * _lower_quantile(noise, TAIL))
+        lo = max(lows[-2] if lows.size > 1 else -np.inf, top_point)
+        hi = float((qn + bn * _upper_quantile(noise, TAIL)).max())
+        if hi > lo:
+            breaks = uq if noise != "gumbel" else np.array([])
+            if point.any():
+                breaks = np.append(breaks, top_point)
+            x, w = _panels(lo, hi, breaks, ub.min() / 2)
+            log_g = np.zeros_like(x)
+            for start in range(0, uq.size, _CHUNK):
+                s = slice(start, start + _CHUNK)
+                y = (x[None, :] - uq[s, None]) / ub[s, None]
+                log_g += counts[s] @ _log_cdf(noise, y)
+            group_probs = np.empty(uq.size)
+            for start in range(0, uq.size, _CHUNK):
+                s = slice(start, start + _CHUNK)
+                y = (x[None, :] - uq[s, None]) / ub[s, None]
+                log_terms = _log_hazard(noise, y) - np.log(ub[s, None]) + log_g
+                group_probs[s] = np.exp(log_terms) @ w
+            probs[np.flatnonzero(noisy)] = group_probs[inverse]
+    if point.any():
+        winners = np.flatnonzero(point & (q == top_point))
+        below = float(np.exp(_log_cdf(noise, (top_point - q[noisy]) / b[noisy]).sum())) \
+            if noisy.any() else 1.0
+        probs[winners] = below / winners.size
+    total = probs.sum()
+    if not abs(total - 1.0) <= SUM_TOLERANCE:
+        raise IntegrationError(
+            f"noisy-max probabilities sum to {total!r}, off by more than {SUM_TOLERANCE}")
+    return probs

@@ -1,0 +1,1 @@
+"""Machine verification of the papers' closed forms (SymPy, mpmath, exact enumeration)."""
