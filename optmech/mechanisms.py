@@ -24,6 +24,12 @@ import numpy as np
 
 from optmech.noisy_max import noisy_max_pmf
 from optmech.pf_probabilities import pf_probabilities
+from optmech.samplers import (
+    sample_exponential_mechanism,
+    sample_from_pmf,
+    sample_noisy_argmax,
+    sample_permute_and_flip,
+)
 from optmech.validation import (
     InvalidArgumentError,
     check_choice,
@@ -43,8 +49,6 @@ __all__ = [
     "UniformSelection",
     "make_mechanism",
 ]
-
-_SAMPLE_CELLS = 1 << 22  # noise draws per vectorised block when sampling
 
 
 @dataclass(frozen=True)
@@ -78,23 +82,6 @@ def _sample_size(size):
 
 def _finish(draws: np.ndarray, shape):
     return int(draws[0]) if shape is None else draws.reshape(shape)
-
-
-def _inverse_cdf(probs: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
-    """``count`` i.i.d. indices drawn from ``probs`` by inverse transform."""
-    cdf = np.cumsum(probs)
-    idx = np.searchsorted(cdf, rng.random(count) * cdf[-1], side="right")
-    return np.minimum(idx, probs.size - 1)
-
-
-def _noisy_argmax(scores: np.ndarray, count: int, rng: np.random.Generator, draw) -> np.ndarray:
-    """``count`` draws of ``argmax(scores + draw(rng, shape))``, in memory-bounded blocks."""
-    rows = max(1, _SAMPLE_CELLS // scores.size)
-    out = np.empty(count, dtype=np.int64)
-    for start in range(0, count, rows):
-        m = min(rows, count - start)
-        out[start:start + m] = np.argmax(scores + draw(rng, (m, scores.size)), axis=1)
-    return out
 
 
 class SelectionMechanism(ABC):
@@ -156,8 +143,9 @@ class ExponentialMechanism(_ScaledMechanism):
 
     Privacy: epsilon-DP (McSherry & Talwar 2007); with monotonic scores the exponent
     ``epsilon / sensitivity`` keeps epsilon-DP.  ``pmf`` is a max-shifted softmax, exact to
-    floating-point rounding (relative 1e-15).  ``sample`` inverts the CDF of ``pmf``, which
-    has the same distribution as report-noisy-max with Gumbel noise.
+    floating-point rounding (relative 1e-15).  ``sample`` draws by exact rejection from the
+    near-maximal candidates (:mod:`optmech.samplers`); report-noisy-max with Gumbel noise
+    has the same distribution.
     """
 
     name = "em"
@@ -172,7 +160,7 @@ class ExponentialMechanism(_ScaledMechanism):
         return weights / weights.sum()
 
     def _draw(self, scores, count, rng):
-        return _inverse_cdf(self.pmf(scores), count, rng)
+        return sample_exponential_mechanism(self.exponent * (scores - scores.max()), count, rng)
 
 
 class PermuteAndFlip(_ScaledMechanism):
@@ -186,8 +174,9 @@ class PermuteAndFlip(_ScaledMechanism):
     ``pmf`` evaluates ``p_r * integral_0^1 prod_{s != r}(1 - p_s t) dt`` by Gauss–Legendre
     (see :mod:`optmech.pf_probabilities`): exact for up to 192 candidates, within 1e-13
     absolute in tests against mpmath, and about a second for 10^6 candidates.
-    ``sample`` runs report-noisy-max with exponential noise, which has the same output
-    distribution (the winner is uniform among the candidates whose coin comes up heads).
+    ``sample`` runs the exponential race ``argmax_r (q_r + Exp(2 sensitivity / epsilon))``,
+    which has the same output distribution, touching far-below-maximum candidates only
+    through their count (:mod:`optmech.samplers`).
     """
 
     name = "pf"
@@ -201,8 +190,7 @@ class PermuteAndFlip(_ScaledMechanism):
         return pf_probabilities(check_scores(scores), self.exponent)
 
     def _draw(self, scores, count, rng):
-        z = self.exponent * (scores - scores.max())
-        return _noisy_argmax(z, count, rng, lambda g, shape: g.standard_exponential(shape))
+        return sample_permute_and_flip(self.exponent * (scores - scores.max()), count, rng)
 
 
 class ReportNoisyMax(_ScaledMechanism):
@@ -254,7 +242,7 @@ class ReportNoisyMax(_ScaledMechanism):
         draw = {"laplace": lambda g, shape: g.laplace(0.0, self.scale, shape),
                 "exponential": lambda g, shape: g.exponential(self.scale, shape),
                 "gumbel": lambda g, shape: g.gumbel(0.0, self.scale, shape)}[self.noise]
-        return _noisy_argmax(shifted, count, rng, draw)
+        return sample_noisy_argmax(shifted, count, rng, draw)
 
 
 class RandomizedResponse(SelectionMechanism):
@@ -287,7 +275,7 @@ class RandomizedResponse(SelectionMechanism):
         return np.where(best, top, other)
 
     def _draw(self, scores, count, rng):
-        return _inverse_cdf(self.pmf(scores), count, rng)
+        return sample_from_pmf(self.pmf(scores), count, rng)
 
 
 class UniformSelection(SelectionMechanism):

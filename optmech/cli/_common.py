@@ -135,7 +135,7 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)),
              "  ".join("-" * w for w in widths)]
     lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in body]
-    return "\n".join(lines)
+    return "\n".join(line.rstrip() for line in lines)
 
 
 def emit(args: argparse.Namespace, payload: dict, render: Callable[[dict], str]) -> None:

@@ -1,0 +1,175 @@
+"""The solver layer: known optima and duals, strong duality, errors that carry the status."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from lp_models.program import (
+    InvalidModelError,
+    LinearProgram,
+    SolverError,
+    dual_objective,
+    solve,
+    to_cvxpy,
+)
+
+INF = np.inf
+
+
+def production_lp(sense="max"):
+    """max 3x + 5y s.t. x <= 4, 2y <= 12, 3x + 2y <= 18 (Hillier & Lieberman's Wyndor LP).
+
+    Optimum x = 2, y = 6, value 36; shadow prices (0, 3/2, 1) by hand from the optimal basis.
+    """
+    A = sp.csc_matrix([[1.0, 0.0], [0.0, 2.0], [3.0, 2.0]])
+    sign = 1 if sense == "max" else -1
+    return LinearProgram(cost=sign * np.array([3.0, 5.0]), matrix=A,
+                         row_lower=[-INF] * 3, row_upper=[4, 12, 18], sense=sense)
+
+
+def covering_lp():
+    """min x + y s.t. x + 2y >= 2, 3x + y >= 3: optimum (4/5, 3/5), value 7/5, duals (2/5, 1/5)
+    (by hand: both rows active, y solves A.T y = c)."""
+    A = sp.csc_matrix([[1.0, 2.0], [3.0, 1.0]])
+    return LinearProgram(cost=[1, 1], matrix=A, row_lower=[2, 3], row_upper=[INF, INF])
+
+
+@pytest.mark.parametrize("method", ["auto", "simplex", "ipm"])
+def test_known_optimum_and_duals(method):
+    s = solve(production_lp("max"), method)
+    assert s.status == "Optimal"
+    np.testing.assert_allclose(s.x, [2, 6], atol=1e-9)
+    assert s.objective == pytest.approx(36, abs=1e-9)
+    np.testing.assert_allclose(s.row_duals, [0, 1.5, 1], atol=1e-9)
+    np.testing.assert_allclose(s.reduced_costs, [0, 0], atol=1e-9)
+
+
+def test_pdlp_first_order_solution():
+    """PDLP is a first-order method: optimal only to its tolerance (about 1e-8 here)."""
+    s = solve(covering_lp(), "pdlp")
+    np.testing.assert_allclose(s.x, [0.8, 0.6], atol=1e-7)
+    np.testing.assert_allclose(s.row_duals, [0.4, 0.2], atol=1e-7)
+    assert s.gap < 1e-7
+
+
+def test_minimisation_mirrors_duals():
+    s = solve(production_lp("min"), "simplex")
+    assert s.objective == pytest.approx(-36, abs=1e-12)
+    np.testing.assert_allclose(s.row_duals, [0, -1.5, -1], atol=1e-12)
+
+
+def test_strong_duality_on_random_feasible_lps():
+    """Random LPs built feasible and bounded: primal and recomputed dual agree to 1e-9."""
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        m, n = rng.integers(3, 12), rng.integers(3, 12)
+        A = sp.random(m, n, density=0.6, random_state=rng, format="csc")
+        x0 = rng.uniform(0, 1, n)
+        activity = A @ x0
+        lp = LinearProgram(cost=rng.uniform(-1, 1, n), matrix=A,
+                           row_lower=activity - rng.uniform(0, 1, m),
+                           row_upper=activity + rng.uniform(0, 1, m),
+                           col_lower=np.zeros(n), col_upper=np.full(n, 2.0))
+        s = solve(lp, "simplex")
+        assert s.gap <= 1e-9
+        assert abs(s.objective - s.dual_objective) <= 1e-9 * max(1, abs(s.objective))
+
+
+def test_dual_objective_by_hand_with_exact_fractions():
+    lp = covering_lp()
+    s = solve(lp, "simplex")
+    exact_x = [Fraction(4, 5), Fraction(3, 5)]
+    np.testing.assert_allclose(s.x, [float(v) for v in exact_x], atol=1e-14)
+    np.testing.assert_allclose(s.row_duals, [0.4, 0.2], atol=1e-14)
+    value, infeasibility = dual_objective(lp, np.array([0.4, 0.2]))
+    assert value == pytest.approx(float(Fraction(7, 5)), abs=1e-15)
+    assert infeasibility == 0
+    # A multiplier of the wrong sign pairs with the infinite upper bound: no valid bound.
+    bad, infeasibility = dual_objective(lp, np.array([-0.4, 0.2]))
+    assert bad == -INF and infeasibility == pytest.approx(0.4)
+
+
+def test_cvxpy_cross_check_of_objective_and_duals():
+    rng = np.random.default_rng(3)
+    A = sp.random(8, 6, density=0.7, random_state=rng, format="csc")
+    x0 = rng.uniform(0, 1, 6)
+    lp = LinearProgram(cost=rng.uniform(0.1, 1, 6), matrix=A, row_lower=A @ x0,
+                       row_upper=np.full(8, INF))
+    s = solve(lp, "simplex")
+    model = to_cvxpy(lp)
+    model.problem.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12,
+                        tol_feas=1e-12)
+    assert model.problem.value == pytest.approx(s.objective, abs=1e-7)
+    np.testing.assert_allclose(model.row_duals(), s.row_duals, atol=1e-6)
+
+
+def test_equality_rows_and_offset():
+    """min 2a + b + 10 s.t. a + b = 1, a, b in [0, 1]: optimum b = 1, value 11."""
+    lp = LinearProgram(cost=[2, 1], matrix=sp.csc_matrix([[1.0, 1.0]]), row_lower=[1],
+                       row_upper=[1], col_upper=[1, 1], offset=10)
+    s = solve(lp)
+    assert s.objective == pytest.approx(11)
+    assert s.dual_objective == pytest.approx(11)
+    np.testing.assert_allclose(s.row_duals, [1.0])
+
+
+def test_infeasible_raises_with_status_and_size():
+    lp = LinearProgram(cost=[1], matrix=sp.csc_matrix([[1.0], [1.0]]),
+                       row_lower=[2, -INF], row_upper=[INF, 1])
+    with pytest.raises(SolverError) as info:
+        solve(lp, "simplex")
+    assert "Infeasible" in info.value.status
+    assert (info.value.num_rows, info.value.num_cols) == (2, 1)
+    assert "2 rows x 1 columns" in str(info.value)
+
+
+def test_unbounded_raises():
+    lp = LinearProgram(cost=[-1], matrix=sp.csc_matrix((0, 1)), row_lower=[], row_upper=[])
+    with pytest.raises(SolverError) as info:
+        solve(lp, "simplex")
+    assert "nbounded" in info.value.status
+
+
+def test_feasibility_is_checked_independently_of_the_status():
+    """A point HiGHS calls optimal is still rejected if it breaks a bound by more than the
+    tolerance (PDLP's first-order point violates a row by about 1e-9)."""
+    with pytest.raises(SolverError) as info:
+        solve(covering_lp(), "pdlp", feasibility_tolerance=1e-12)
+    assert info.value.status == "Optimal but infeasible"
+
+
+def test_warm_start_reaches_the_same_optimum():
+    lp = production_lp()
+    s = solve(lp, "simplex", warm_start=np.array([2.0, 6.0]))
+    assert s.objective == pytest.approx(36)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(cost=[1, 2], matrix=sp.csc_matrix([[1.0]]), row_lower=[0], row_upper=[1]),
+     "columns"),
+    (dict(cost=[1], matrix=sp.csc_matrix([[1.0]]), row_lower=[2], row_upper=[1]),
+     "exceeds"),
+    (dict(cost=[np.nan], matrix=sp.csc_matrix([[1.0]]), row_lower=[0], row_upper=[1]),
+     "finite"),
+    (dict(cost=[1], matrix=sp.csc_matrix([[1.0]]), row_lower=[0], row_upper=[1],
+          sense="maximise"), "sense"),
+])
+def test_invalid_models_are_rejected(kwargs, match):
+    with pytest.raises(InvalidModelError, match=match):
+        LinearProgram(**kwargs)
+
+
+def test_bad_method_and_time_limit():
+    with pytest.raises(ValueError, match="method"):
+        solve(production_lp(), "barrier")
+    with pytest.raises(ValueError, match="time_limit"):
+        solve(production_lp(), time_limit=0)
+
+
+def test_to_cvxpy_refuses_large_models():
+    lp = LinearProgram(cost=np.ones(30), matrix=sp.csc_matrix((1, 30)), row_lower=[0],
+                       row_upper=[1])
+    with pytest.raises(ValueError, match="small models"):
+        to_cvxpy(lp, max_cols=10)
