@@ -6,8 +6,13 @@ Both mechanisms have their worst case on score vectors ``(c, ..., c, 0)`` with `
     E[err EM] = (2Δ/ε) log(1/p) [1 - 1 / (1 + (n - 1) p)]                        (7)
     E[err PF] = (2Δ/ε) log(1/p) [1 - (1 - (1 - p)^n) / (n p)]                     (8)
 
-and the worst case over all score vectors is the maximum over ``p``.  Equation (8) is
-evaluated as ``-expm1(n log1p(-p)) / (n p)`` so that small ``p`` does not cancel.
+and the worst case over all score vectors is the maximum over ``p``.
+
+Both brackets are evaluated without cancellation (relative error a few ulps for every
+``p`` in (0, 1]): (7) as ``(n-1)p / (1 + (n-1)p)``; (8) as
+``1 + expm1(n log1p(-p)) / (n p)`` when ``n p >= 1/2`` and otherwise by the alternating
+series ``sum_{j>=1} (-1)^{j+1} C(n-1, j) p^j / (j+1)`` (the expansion of
+``1 - integral_0^1 (1 - p t)^{n-1} dt``), whose terms shrink by a factor below ``n p``.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from optmech.validation import check_choice, check_integer, check_positive
+from optmech.validation import InvalidArgumentError, check_choice, check_integer, check_positive
 
 __all__ = ["WorstCase", "em_error_on_step", "pf_error_on_step", "worst_case_error"]
 
@@ -29,22 +34,36 @@ def _check(n, p, epsilon, sensitivity):
     sensitivity = check_positive(sensitivity, "sensitivity")
     p = np.asarray(p, dtype=float)
     if not ((p > 0) & (p <= 1)).all():
-        raise ValueError("p must lie in (0, 1]")
+        raise InvalidArgumentError("p", p, "numbers in (0, 1]")
     return n, p, 2 * sensitivity / epsilon
+
+
+def _pf_bracket(n: int, p: np.ndarray) -> np.ndarray:
+    """``1 - (1 - (1 - p)^n) / (n p)``, the bracket of equation (8), without cancellation."""
+    small = n * p < 0.5
+    with np.errstate(divide="ignore"):
+        out = 1 + np.expm1(n * np.log1p(-p)) / (n * p)
+    if small.any():
+        ps = p[small]
+        term = np.ones_like(ps)  # C(n-1, j) p^j, starting at j = 0
+        total = np.zeros_like(ps)
+        for j in range(1, min(n, 60)):
+            term = term * (n - j) / j * ps
+            total += (-1) ** (j + 1) * term / (j + 1)
+        out[small] = total
+    return out
 
 
 def em_error_on_step(n: int, p, epsilon: float, sensitivity: float = 1.0):
     """Equation (7): EM's expected error on ``(c, ..., c, 0)`` with ``p = e^{εc/(2Δ)}``."""
     n, p, scale = _check(n, p, epsilon, sensitivity)
-    return scale * -np.log(p) * (1 - 1 / (1 + (n - 1) * p))
+    return scale * -np.log(p) * ((n - 1) * p / (1 + (n - 1) * p))
 
 
 def pf_error_on_step(n: int, p, epsilon: float, sensitivity: float = 1.0):
     """Equation (8): PF's expected error on ``(c, ..., c, 0)`` with ``p = e^{εc/(2Δ)}``."""
     n, p, scale = _check(n, p, epsilon, sensitivity)
-    with np.errstate(divide="ignore"):
-        survive = -np.expm1(n * np.log1p(-p))
-    return scale * -np.log(p) * (1 - survive / (n * p))
+    return scale * -np.log(p) * _pf_bracket(n, np.atleast_1d(p)).reshape(p.shape)
 
 
 @dataclass(frozen=True)

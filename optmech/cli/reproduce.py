@@ -29,19 +29,25 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from optmech.reproduce._runner import areas, render_report, run_areas
 
-    names = args.only or areas()
-    results, seconds = run_areas(names, args.quick, args.out)
+    runs = run_areas(args.only or areas(), args.quick, args.out)
     report = args.out / "report.md"
-    report.write_text(render_report(results, args.quick))
-    failures = [r for r in results if not r.ok]
-    payload = {"report": str(report), "results": [vars(r) | {"ok": r.ok} for r in results],
-               "seconds": seconds, "failures": len(failures)}
-    emit(args, payload, lambda p: format_table(
-        ["area", "results", "match", "differs", "new", "seconds"],
-        [(a, sum(r.area == a for r in results),
-          sum(r.area == a and r.status == "match" for r in results),
-          sum(r.area == a and r.status == "differs" for r in results),
-          sum(r.area == a and r.status == "new" for r in results), seconds[a])
-         for a in seconds]) + f"\n\nreport: {report}" + (
-            f"\n{len(failures)} unexplained difference(s)" if failures else ""))
+    report.write_text(render_report(runs, args.quick))
+    failures = [r for run in runs for r in run.results if not r.ok]
+    payload = {"report": str(report),
+               "results": [vars(r) | {"ok": r.ok} for run in runs for r in run.results],
+               "seconds": {run.area: run.seconds for run in runs},
+               "failures": len(failures)}
+
+    def table(_payload):
+        rows = [(run.area, len(run.results),
+                 *(sum(r.status == s for r in run.results) for s in ("match", "differs", "new")),
+                 run.seconds) for run in runs]
+        text = format_table(["area", "results", "match", "differs", "new", "seconds"], rows)
+        text += f"\n\nreport: {report}"
+        if failures:
+            text += f"\n{len(failures)} unexplained difference(s):\n" + "\n".join(
+                f"  {r.area}: {r.name} (paper {r.paper}, ours {r.ours})" for r in failures)
+        return text
+
+    emit(args, payload, table)
     return 1 if failures else 0

@@ -5,13 +5,14 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import optmech.reproduce as package
 from optmech.progress import progress
 from optmech.reproduce import Result
 
-__all__ = ["areas", "render_report", "run_areas"]
+__all__ = ["AreaRun", "areas", "render_report", "run_areas"]
 
 
 def areas() -> list[str]:
@@ -20,17 +21,25 @@ def areas() -> list[str]:
                   if not m.name.startswith("_"))
 
 
-def run_areas(names: list[str], quick: bool, out: Path) -> tuple[list[Result], dict[str, float]]:
-    """Run each area's ``run(quick, out)``; return all results and seconds per area."""
+@dataclass(frozen=True)
+class AreaRun:
+    """The results of one area module and the seconds it took."""
+
+    area: str
+    results: list[Result]
+    seconds: float
+
+
+def run_areas(names: list[str], quick: bool, out: Path) -> list[AreaRun]:
+    """Run each area's ``run(quick, out)`` in turn."""
     out.mkdir(parents=True, exist_ok=True)
-    results: list[Result] = []
-    seconds: dict[str, float] = {}
+    runs = []
     for name in progress(names, desc="reproduce"):
         module = importlib.import_module(f"optmech.reproduce.{name}")
         start = time.perf_counter()
-        results.extend(module.run(quick=quick, out=out))
-        seconds[name] = time.perf_counter() - start
-    return results, seconds
+        results = list(module.run(quick=quick, out=out))
+        runs.append(AreaRun(name, results, time.perf_counter() - start))
+    return runs
 
 
 def _value(v) -> str:
@@ -47,8 +56,9 @@ def _status(r: Result) -> str:
     return r.status
 
 
-def render_report(results: list[Result], quick: bool) -> str:
+def render_report(runs: list[AreaRun], quick: bool) -> str:
     """The markdown report: one table per area, one row per result, figures linked."""
+    results = [r for run in runs for r in run.results]
     mode = "quick" if quick else "full"
     lines = [f"# optmech reproduce ({mode} run)", "",
              "Each row: the paper's value, ours, the tolerance of the comparison, and the "
@@ -59,10 +69,11 @@ def render_report(results: list[Result], quick: bool) -> str:
               f"{sum(r.status == 'differs' and r.ok for r in results)} differ with an "
               f"explanation, {sum(r.status == 'new' for r in results)} new, {len(bad)} "
               f"unexplained.**", ""]
-    for area in dict.fromkeys(r.area for r in results):
-        lines += [f"## {area}", "", "| result | source | paper | ours | tolerance | outcome | figure |",
+    for run in runs:
+        lines += [f"## {run.area}", "",
+                  "| result | source | paper | ours | tolerance | outcome | figure |",
                   "|---|---|---|---|---|---|---|"]
-        for r in (r for r in results if r.area == area):
+        for r in run.results:
             figure = f"[{r.figure}]({r.figure})" if r.figure else ""
             lines.append(f"| {r.name} | {r.source} | {_value(r.paper)} | {_value(r.ours)} | "
                          f"{_value(r.tolerance)} | {_status(r)} | {figure} |")
