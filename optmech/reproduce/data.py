@@ -1,0 +1,137 @@
+"""Permute-and-flip paper, Section 6 and Appendix G: mode and median on DPBench histograms.
+
+The paper quotes, for HEPTH coarsened to 1024 bins: the EM/PF error ratio (1.84 for the
+mode at epsilon = 0.04, 1.93 for the median at epsilon = 0.01), PF's error there (about 5.4
+and 13.7), and the privacy budget EM needs to match PF (1.27x and 1.19x).  We recompute
+each exactly at the stated epsilon, then at the epsilon the authors actually evaluated.
+
+What we found (the reasons the rows at the stated epsilon can differ):
+
+* The authors' notebook (github.com/ryan112358/permute-and-flip, experimental-plots.ipynb)
+  evaluates on the plotting grid ``linspace(1e-4, eps_1, 100)``, ``eps_1`` the epsilon
+  where EM's error is 1 (in its units).  Every quoted number is that of the grid's 51st
+  point: epsilon = 0.03976 for the mode (quoted as 0.04) and 0.01066 for the median
+  (quoted as 0.01).  For the median this matters (PF's error falls from 17.2 to 13.7
+  between 0.01 and 0.01066); for the mode it moves PF's error from 5.32 to 5.40.
+* The mode is scored as ``q = 2 h`` with exponent epsilon / 2, i.e. the monotonic variant
+  on the counts ``h``, and its errors are in units of 2 individuals.  We report errors in
+  individuals and convert (factor 2) only to compare with the paper.
+* Coarsening to 1024 bins and monotonicity change the numbers a lot (rows marked ``new``
+  below: 4096 bins, non-monotonic mode); the median score agrees bin for bin with the
+  authors' ``median_quality`` (see :mod:`optmech.tasks`), so its definition is not the cause.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from optmech.datasets import PAPER_DATASETS, load_histogram
+from optmech.figures.data import (BAR_ERROR, bar_values, epsilon_grid, experiment, figure_3,
+                                  figure_5, figure_6, figure_7)
+from optmech.reproduce import Result, compare, new_result
+from optmech.tasks import TASKS, budget_ratio, expected_errors
+
+AREA = "data"  # the module name: `optmech reproduce` tallies results by it
+SOURCE = "permute-and-flip.txt"
+# Section 6's quoted values: (epsilon, EM/PF ratio, PF error, EM budget / PF budget).
+PAPER = {"mode": (0.04, 1.84, 5.4, 1.27), "median": (0.01, 1.93, 13.7, 1.19)}
+# The authors score the mode as 2 * count, so their errors are ours times this factor.
+PAPER_SCALE = {"mode": 2.0, "median": 1.0}
+GRID_POINTS, GRID_INDEX = 100, 50
+RATIO_TOL, BUDGET_TOL, ERROR_TOL = 0.005, 0.005, 0.05  # half a unit of the last digit quoted
+
+_GRID_NOTE = ("the authors' notebook (github.com/ryan112358/permute-and-flip, "
+              "experimental-plots.ipynb) evaluates on linspace(1e-4, eps_1, 100), eps_1 where "
+              "EM's error is 1 in its units, and the quoted values are those of its 51st "
+              "point, eps = {eps:.5g} (rows 'at the authors' grid point' match); coarsening, "
+              "monotonicity and the median score's definition do not explain the gap (rows "
+              "marked new, optmech.tasks)")
+_UNIT_NOTE = ("; the paper's mode error is in units of 2 individuals (it scores q = 2 count "
+              "with exponent eps/2, the monotonic mechanism on counts): ours is {ind:.4g} "
+              "individuals = {paper:.4g} in its units")
+
+
+def _headline(task: str, eps: float, label: str, note: str | None) -> list[Result]:
+    """Ratio, PF error (paper's units) and budget ratio for HEPTH ``task`` at ``eps``."""
+    exp = experiment("HEPTH", task)
+    _, ratio_paper, pf_paper, budget_paper = PAPER[task]
+    errors = exp.errors(eps, ("pf", "em"))
+    pf_units = errors["pf"] * PAPER_SCALE[task]
+    budget = budget_ratio(exp.scores, eps, sensitivity=exp.sensitivity,
+                          monotonic=exp.monotonic)
+    why = ""
+    if note is not None:
+        why = note + (_UNIT_NOTE.format(ind=errors["pf"], paper=pf_units)
+                      if task == "mode" else "")
+    where = f"HEPTH {task}, 1024 bins, eps = {eps:.5g} ({label})"
+    src = f"{SOURCE} §6 ({task})"
+    return [
+        compare(AREA, f"{where}: EM/PF expected-error ratio", src, ratio_paper,
+                errors["em"] / errors["pf"], RATIO_TOL, why, "pf_figure3.png"),
+        compare(AREA, f"{where}: PF expected error (paper's units)", src, pf_paper, pf_units,
+                ERROR_TOL, why, "pf_figure3.png"),
+        compare(AREA, f"{where}: budget EM needs to match PF (x eps)", src, budget_paper,
+                budget, BUDGET_TOL, why),
+    ]
+
+
+def _authors_grid_point(task: str) -> float:
+    """The 51st point of the authors' grid, EM's error floor 1 in the paper's units."""
+    exp = experiment("HEPTH", task)
+    return float(epsilon_grid(exp, GRID_POINTS, floor=1.0 / PAPER_SCALE[task])[GRID_INDEX])
+
+
+def _context(task: str, eps: float) -> list[Result]:
+    """New rows: RNM-Laplace, PF in individuals, and the variants the paper did not use."""
+    exp = experiment("HEPTH", task)
+    errors = exp.errors(eps)
+    where = f"HEPTH {task}, eps = {eps:g}"
+    rows = [new_result(AREA, f"{where}: expected error in individuals, PF / EM / RNM-Laplace",
+                       f"{errors['pf']:.6g} / {errors['em']:.6g} / {errors['rnm-laplace']:.6g}")]
+    fine = TASKS[task].scores(load_histogram("HEPTH"))
+    e = expected_errors(fine, eps, monotonic=exp.monotonic, mechanisms=("pf", "em"))
+    rows.append(new_result(AREA, f"{where}, 4096 bins (no coarsening): PF error, EM/PF ratio",
+                           f"{e['pf']:.6g}, {e['em'] / e['pf']:.6g}"))
+    if task == "mode":
+        e = expected_errors(exp.scores, eps, monotonic=False, mechanisms=("pf", "em"))
+        rows.append(new_result(AREA, f"{where}, non-monotonic variant: PF error, EM/PF ratio",
+                               f"{e['pf']:.6g}, {e['em'] / e['pf']:.6g}"))
+    return rows
+
+
+def _bars(task: str, values: dict) -> list[Result]:
+    figure = "pf_figure3.png" if task == "median" else "pf_figure7.png"
+    return [new_result(AREA, f"{name} {task}: eps where EM's error is {BAR_ERROR:g}; "
+                       "PF and RNM-Laplace error there",
+                       f"eps {v['epsilon']:.5g}; PF {v['pf']:.4g}, RNM {v['rnm-laplace']:.4g}",
+                       figure, f"{SOURCE} Figure 3(c), Figure 7")
+            for name, v in values.items()]
+
+
+def run(quick: bool, out: Path) -> list[Result]:
+    out = Path(out)
+    results: list[Result] = []
+    for task, (eps, *_rest) in PAPER.items():
+        grid_eps = _authors_grid_point(task)
+        results += _headline(task, eps, "as stated", _GRID_NOTE.format(eps=grid_eps))
+        results += _headline(task, grid_eps, "at the authors' grid point", None)
+        results += _context(task, eps)
+    bars = {task: bar_values(task, PAPER_DATASETS) for task in ("mode", "median")}
+    for task in ("mode", "median"):
+        results += _bars(task, bars[task])
+
+    points, rnm_every = (12, None) if quick else (60, 4)
+    figure_3(out / "pf_figure3.png", points, rnm_every, bars["median"])
+    figure_7(out / "pf_figure7.png", bars)
+    drawn = "3, 7"
+    if not quick:
+        figure_5(out / "pf_figure5.png", points, rnm_every)
+        figure_6(out / "pf_figure6.png", points, rnm_every)
+        drawn = "3, 5, 6, 7"
+    results.append(new_result(
+        AREA, f"Figures {drawn} redrawn (errors in individuals, so the mode panels sit a "
+        "factor 2 below the paper's; RNM-Laplace added" + ("; Figures 5-6 and the RNM "
+                                                           "curves in the full run only)"
+                                                           if quick else ")"),
+        f"{points} epsilons per curve", "pf_figure3.png", f"{SOURCE} Figures 3, 5, 6, 7"))
+    return results
