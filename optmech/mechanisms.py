@@ -22,18 +22,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from optmech.exact_sampling import exponential_mechanism_exact, permute_and_flip_exact
 from optmech.noisy_max import noisy_max_pmf
 from optmech.pf_probabilities import pf_probabilities
 from optmech.samplers import (
+    as_generator,
     sample_exponential_mechanism,
     sample_from_pmf,
     sample_noisy_argmax,
     sample_permute_and_flip,
+    sample_shape,
+    shaped,
 )
 from optmech.validation import (
     InvalidArgumentError,
     check_choice,
-    check_integer,
     check_positive,
     check_scores,
 )
@@ -64,26 +67,6 @@ class PrivacyGuarantee:
         return f"{kind}: {self.statement}" if self.statement else kind
 
 
-def _generator(rng) -> np.random.Generator:
-    if rng is None or isinstance(rng, np.random.Generator):
-        return np.random.default_rng(rng)
-    raise InvalidArgumentError("rng", rng, "a numpy.random.Generator or None")
-
-
-def _sample_size(size):
-    if size is None:
-        return None, 1
-    if isinstance(size, tuple):
-        shape = tuple(check_integer(s, "size", minimum=0) for s in size)
-    else:
-        shape = (check_integer(size, "size", minimum=0),)
-    return shape, math.prod(shape)
-
-
-def _finish(draws: np.ndarray, shape):
-    return int(draws[0]) if shape is None else draws.reshape(shape)
-
-
 class SelectionMechanism(ABC):
     """Common interface; subclasses implement :meth:`pmf` and :meth:`_draw`."""
 
@@ -107,14 +90,34 @@ class SelectionMechanism(ABC):
         q = check_scores(scores)
         return float(self.pmf(q) @ (q.max() - q))
 
-    def sample(self, scores, size=None, rng=None):
+    def sample(self, scores, size=None, rng=None, exact=False):
         """Random selections: an ``int`` if ``size`` is None, else an array of that shape.
 
         ``rng`` is a ``numpy.random.Generator`` (None: a fresh default generator).
+
+        ``exact=True`` (:class:`PermuteAndFlip` and :class:`ExponentialMechanism` only)
+        samples with exact rational arithmetic, so floating point cannot leak through the
+        output (:mod:`optmech.exact_sampling`, ``docs/security.md``): scores are read as
+        exact rationals (ints, ``fractions.Fraction`` or finite floats), as are the
+        mechanism's epsilon and sensitivity as given to its constructor (a ``Fraction``
+        stays exact), and ``rng=None`` then
+        means the operating system's CSPRNG (``secrets``); pass a seeded Generator only
+        for reproducible tests.
         """
+        if exact is not False:
+            if exact is not True:
+                raise InvalidArgumentError("exact", exact, "True or False")
+            shape, count = sample_shape(size)
+            return shaped(self._draw_exact(scores, count, rng), shape)
         q = check_scores(scores)
-        shape, count = _sample_size(size)
-        return _finish(self._draw(q, count, _generator(rng)), shape)
+        shape, count = sample_shape(size)
+        return shaped(self._draw(q, count, as_generator(rng)), shape)
+
+    def _draw_exact(self, scores, count: int, rng) -> np.ndarray:
+        """``count`` selections by an exact-arithmetic sampler; none by default."""
+        raise InvalidArgumentError(
+            "exact", True, f"False for {type(self).__name__} (exact samplers exist for "
+                           "PermuteAndFlip and ExponentialMechanism)")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.privacy})"
@@ -127,6 +130,8 @@ class _ScaledMechanism(SelectionMechanism):
         self.epsilon = check_positive(epsilon, "epsilon")
         self.sensitivity = check_positive(sensitivity, "sensitivity")
         self.monotonic = bool(monotonic)
+        # The values as given (an int or Fraction stays exact for sample(exact=True)).
+        self._exact_parameters = (epsilon, sensitivity)
 
     @property
     def exponent(self) -> float:
@@ -162,6 +167,10 @@ class ExponentialMechanism(_ScaledMechanism):
     def _draw(self, scores, count, rng):
         return sample_exponential_mechanism(self.exponent * (scores - scores.max()), count, rng)
 
+    def _draw_exact(self, scores, count, rng):
+        return exponential_mechanism_exact(scores, *self._exact_parameters, self.monotonic,
+                                           count, rng)
+
 
 class PermuteAndFlip(_ScaledMechanism):
     """Permute-and-flip (McKenna & Sheldon 2020, Algorithm 1).
@@ -191,6 +200,10 @@ class PermuteAndFlip(_ScaledMechanism):
 
     def _draw(self, scores, count, rng):
         return sample_permute_and_flip(self.exponent * (scores - scores.max()), count, rng)
+
+    def _draw_exact(self, scores, count, rng):
+        return permute_and_flip_exact(scores, *self._exact_parameters, self.monotonic,
+                                      count, rng)
 
 
 class ReportNoisyMax(_ScaledMechanism):

@@ -23,8 +23,14 @@ import math
 
 import numpy as np
 
+from optmech.validation import InvalidArgumentError, check_integer
+
 __all__ = [
     "CUT",
+    "as_generator",
+    "row_blocks",
+    "sample_shape",
+    "shaped",
     "sample_exponential_mechanism",
     "sample_from_pmf",
     "sample_noisy_argmax",
@@ -35,7 +41,30 @@ CUT = -40.0
 _CELLS = 1 << 22  # noise draws per vectorised block
 
 
-def _row_blocks(count: int, width: int):
+def as_generator(rng) -> np.random.Generator:
+    """``rng`` itself, or a fresh default generator for ``None``; anything else is refused."""
+    if rng is None or isinstance(rng, np.random.Generator):
+        return np.random.default_rng(rng)
+    raise InvalidArgumentError("rng", rng, "a numpy.random.Generator or None")
+
+
+def sample_shape(size) -> tuple[tuple[int, ...] | None, int]:
+    """``(shape, count)`` for a ``size`` argument (None: one scalar draw)."""
+    if size is None:
+        return None, 1
+    if isinstance(size, tuple):
+        shape = tuple(check_integer(s, "size", minimum=0) for s in size)
+    else:
+        shape = (check_integer(size, "size", minimum=0),)
+    return shape, math.prod(shape)
+
+
+def shaped(draws: np.ndarray, shape):
+    """``count`` draws as the caller asked: an ``int`` (shape None) or an array."""
+    return int(draws[0]) if shape is None else draws.reshape(shape)
+
+
+def row_blocks(count: int, width: int):
     """Slices of at most ``_CELLS / width`` rows covering ``range(count)``."""
     rows = max(1, _CELLS // max(width, 1))
     for start in range(0, count, rows):
@@ -53,7 +82,7 @@ def sample_noisy_argmax(scores: np.ndarray, count: int, rng: np.random.Generator
                         draw) -> np.ndarray:
     """``count`` draws of ``argmax(scores + draw(rng, shape))`` in memory-bounded blocks."""
     out = np.empty(count, dtype=np.int64)
-    for block in _row_blocks(count, scores.size):
+    for block in row_blocks(count, scores.size):
         noise = draw(rng, (block.stop - block.start, scores.size))
         out[block] = np.argmax(scores + noise, axis=1)
     return out
@@ -73,7 +102,7 @@ def sample_permute_and_flip(log_weights: np.ndarray, count: int, rng: np.random.
     near, far_count = _split(log_weights, cut)
     z_near = log_weights[near]
     out = np.empty(count, dtype=np.int64)
-    for block in _row_blocks(count, near.size):
+    for block in row_blocks(count, near.size):
         m = block.stop - block.start
         race = z_near + rng.standard_exponential((m, near.size))
         best = race.max(axis=1)

@@ -24,3 +24,9 @@ def test_gem_normalised_scores(check):
 
 def test_gem_mgem_utility_bounds(check):
     assert check("heterogeneous.gem_mgem_utility_bounds").status == "verified"
+
+
+def test_rnmh_laplace_privacy_bound_is_an_erratum(check):
+    result = check("heterogeneous.rnmh_laplace_privacy_bound")
+    assert result.status == "erratum"
+    assert "2*epsilon" in result.result.evidence and "m eps" in result.result.corrected

@@ -1,0 +1,110 @@
+"""Common interface of selection mechanisms for candidates with their own sensitivities.
+
+A mechanism is built once with its privacy budget and parameters; the sensitivities are a
+property of the score function, so every method takes them next to the scores:
+
+* ``pmf(scores, sensitivities)``: probability of selecting each candidate;
+* ``expected_error(...)``: ``E[q* - q_M]``; ``expected_squared_error(...)``:
+  ``E[(q* - q_M)^2]`` (the heterogeneous-sensitivities paper's MSE, per score vector);
+* ``sample(scores, sensitivities, size=None, rng=None)``: draws;
+* ``privacy``: the :class:`~optmech.mechanisms.PrivacyGuarantee` when the mechanism has one
+  that holds for every score function with the given candidate-wise sensitivities
+  (``|q_a(D) - q_a(D')| <= Δ_a`` for neighbours ``D, D'``), else ``None``; ``privacy_note``
+  says why, and ``guarantee(sensitivities)`` gives the guarantee for one sensitivity
+  vector where it depends on it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from optmech.heterogeneous.inputs import check_scores_and_sensitivities
+from optmech.mechanisms import PrivacyGuarantee
+from optmech.samplers import as_generator, sample_shape, shaped
+from optmech.validation import check_positive
+
+__all__ = ["DrawnMechanism", "HeterogeneousMechanism"]
+
+
+class HeterogeneousMechanism(ABC):
+    """Base class; subclasses implement :meth:`_pmf`, :meth:`_sample` and :attr:`privacy`."""
+
+    name: str = ""
+    #: candidates with ``Δ_a = 0`` are meaningful for this mechanism (RNMH only)
+    allows_zero_sensitivity: bool = False
+
+    def __init__(self, epsilon: float):
+        self.epsilon = check_positive(epsilon, "epsilon")
+
+    @property
+    @abstractmethod
+    def privacy(self) -> PrivacyGuarantee | None:
+        """The guarantee for all sensitivity vectors, or None (see :attr:`privacy_note`)."""
+
+    @property
+    def privacy_note(self) -> str:
+        """Why :attr:`privacy` is what it is."""
+        return self.privacy.statement if self.privacy is not None else ""
+
+    def guarantee(self, sensitivities) -> PrivacyGuarantee | None:
+        """The guarantee for score functions with these candidate-wise sensitivities."""
+        return self.privacy
+
+    def inputs(self, scores, sensitivities) -> tuple[np.ndarray, np.ndarray]:
+        """Validated ``(scores, sensitivities)`` as float arrays."""
+        return check_scores_and_sensitivities(scores, sensitivities,
+                                              allow_zero=self.allows_zero_sensitivity)
+
+    @abstractmethod
+    def _pmf(self, q: np.ndarray, d: np.ndarray) -> np.ndarray:
+        """Selection probabilities for validated inputs."""
+
+    @abstractmethod
+    def _sample(self, q: np.ndarray, d: np.ndarray, size, rng, **options):
+        """Selections for validated inputs (``size``, ``rng`` as in :meth:`sample`)."""
+
+    def pmf(self, scores, sensitivities) -> np.ndarray:
+        """Probability of selecting each candidate (method and accuracy: class docstring)."""
+        return self._pmf(*self.inputs(scores, sensitivities))
+
+    def expected_error(self, scores, sensitivities) -> float:
+        """``E[q* - q_M] = sum_r pmf_r (q* - q_r)``."""
+        q, d = self.inputs(scores, sensitivities)
+        return float(self._pmf(q, d) @ (q.max() - q))
+
+    def expected_squared_error(self, scores, sensitivities) -> float:
+        """``E[(q* - q_M)^2] = sum_r pmf_r (q* - q_r)^2``."""
+        q, d = self.inputs(scores, sensitivities)
+        return float(self._pmf(q, d) @ (q.max() - q) ** 2)
+
+    def sample(self, scores, sensitivities, size=None, rng=None, **options):
+        """Random selections: an ``int`` if ``size`` is None, else an array of that shape.
+
+        ``rng`` is a ``numpy.random.Generator`` (None: a fresh default generator).  Mechanisms
+        that run a foundation mechanism (GEM and mGEM run permute-and-flip) pass ``options``
+        through to its ``sample``; the others accept none.
+        """
+        q, d = self.inputs(scores, sensitivities)
+        return self._sample(q, d, size, rng, **options)
+
+    def __repr__(self) -> str:
+        guarantee = self.privacy
+        return f"{type(self).__name__}({guarantee if guarantee else self.privacy_note})"
+
+
+class DrawnMechanism(HeterogeneousMechanism):
+    """A mechanism sampled by its own vectorised simulation :meth:`_draw`."""
+
+    @abstractmethod
+    def _draw(self, q: np.ndarray, d: np.ndarray, count: int,
+              rng: np.random.Generator) -> np.ndarray:
+        """``count`` i.i.d. selections for validated inputs."""
+
+    def _sample(self, q, d, size, rng, **options):
+        if options:
+            raise TypeError(f"{type(self).__name__}.sample() takes no options; got "
+                            + ", ".join(sorted(options)))
+        shape, count = sample_shape(size)
+        return shaped(self._draw(q, d, count, as_generator(rng)), shape)
