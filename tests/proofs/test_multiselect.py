@@ -50,3 +50,7 @@ def test_even_k_closed_form(check):
 def test_section_2_3_2_plot_constant(check):
     outcome = check("multiselect.section_2_3_2_plot_constant")
     assert outcome.status == "erratum" and "9/22" in outcome.result.corrected
+
+
+def test_ring_optimal_cost_is_an_erratum(check):
+    assert check("multiselect.ring_optimal_cost").status == "erratum"
