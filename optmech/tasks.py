@@ -89,7 +89,7 @@ def median_scores(counts) -> np.ndarray:
     at_or_below = np.cumsum(h)
     below = at_or_below - h
     cost = np.maximum(0, np.maximum(total - 2 * at_or_below, 2 * below - total + 1))
-    return -cost.astype(float)
+    return (-cost).astype(float)
 
 
 def _lower_median_bin(histogram: tuple[int, ...]) -> int:
@@ -133,7 +133,7 @@ def median_scores_brute_force(counts, max_states: int = 200_000) -> np.ndarray:
         if len(distance) > max_states:
             raise InvalidArgumentError("counts", counts,
                                        f"a histogram small enough to search ({max_states} states)")
-    return -np.array([found[r] for r in range(n)], dtype=float)
+    return np.array([-found[r] for r in range(n)], dtype=float)
 
 
 @dataclass(frozen=True)

@@ -93,5 +93,5 @@ def worst_case_error(mechanism: str, n: int, epsilon: float,
                              bounds=(-50.0, 0.0), method="bounded",
                              options={"xatol": 1e-12})
     p = math.exp(result.x)
-    c = 2 * sensitivity / epsilon * result.x
+    c = float(2 * sensitivity / epsilon * result.x)
     return WorstCase(mechanism, n, p, c, -float(result.fun))
