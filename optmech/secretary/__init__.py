@@ -1,0 +1,73 @@
+"""The private secretary problem (``private-secretary-v2``): exact privacy analysis of the
+paper's p-mix stopping rule, and the optimal (ε, δ)-DP stopping rule by linear programming.
+
+Modules, one concern each:
+
+* :mod:`~optmech.secretary.classical`: threshold t_n, rank distribution r_{k,n} of the
+  optimal rule M* (float, stable to n = 10^6 and beyond; exact fractions), a_k; the k = 1
+  erratum of Fact 2 / Theorem 5.1 is corrected there;
+* :mod:`~optmech.secretary.mixing`: blind choice and p-mixes of rank distributions;
+* :mod:`~optmech.secretary.privacy`: tight δ(ε) and ε(δ) under d_l (Theorem 3.2),
+  Theorem 4.1's bound, Theorem 4.2 / Corollaries 2-3 exact and asymptotic, largest p;
+* :mod:`~optmech.secretary.rules`: rank-based stopping rules (stopping probabilities per
+  time and relative rank), M*, blind choice, classical optima for any rank payoff;
+* :mod:`~optmech.secretary.simulation`: Monte Carlo and exhaustive enumeration of rules on
+  arrival orders;
+* :mod:`~optmech.secretary.optimal`: the optimal private rule (LP of
+  :mod:`lp_models.stopping`) against the best p-mix.
+"""
+
+from optmech.secretary.classical import (a_coefficients, asymptotic_rank_distribution,
+                                         rank_distribution, rank_distribution_as_printed,
+                                         rank_distribution_exact, success_probability,
+                                         threshold)
+from optmech.secretary.mixing import blind_choice, mix, pmix_rank_distribution
+from optmech.secretary.optimal import (ConvergenceError, PmixComparison, PrivateStoppingRule,
+                                       best_pmix, compare_with_pmix, optimal_private_rule)
+from optmech.secretary.privacy import (PmixBound, asymptotic_delta, asymptotic_epsilon,
+                                       asymptotic_largest_p, delta_for_epsilon, epsilon_for_delta,
+                                       largest_mix_weight, mix_bound, pmix_delta,
+                                       pmix_epsilon, pmix_largest_p)
+from optmech.secretary.rules import (StoppingRule, absolute_rank_probabilities,
+                                     blind_choice_rule, classical_rule, deterministic_rule,
+                                     mix_rules, optimal_rule_for_payoff)
+from optmech.secretary.simulation import enumerate_rank_distribution, simulate_ranks
+
+__all__ = [
+    "ConvergenceError",
+    "PmixBound",
+    "PmixComparison",
+    "PrivateStoppingRule",
+    "StoppingRule",
+    "a_coefficients",
+    "absolute_rank_probabilities",
+    "asymptotic_delta",
+    "asymptotic_epsilon",
+    "asymptotic_largest_p",
+    "asymptotic_rank_distribution",
+    "best_pmix",
+    "blind_choice",
+    "blind_choice_rule",
+    "classical_rule",
+    "compare_with_pmix",
+    "delta_for_epsilon",
+    "deterministic_rule",
+    "enumerate_rank_distribution",
+    "epsilon_for_delta",
+    "largest_mix_weight",
+    "mix",
+    "mix_bound",
+    "mix_rules",
+    "optimal_private_rule",
+    "optimal_rule_for_payoff",
+    "pmix_delta",
+    "pmix_epsilon",
+    "pmix_largest_p",
+    "pmix_rank_distribution",
+    "rank_distribution",
+    "rank_distribution_as_printed",
+    "rank_distribution_exact",
+    "simulate_ranks",
+    "success_probability",
+    "threshold",
+]
