@@ -112,3 +112,7 @@ def test_section_4_2_examples(check):
     outcome = check("secretary.section_4_2_examples")
     assert outcome.status == "verified"
     assert "0.3454248591" in outcome.result.evidence and "0.8539169161" in outcome.result.evidence
+
+
+def test_library_agrees(check):
+    assert check("secretary.library_agrees").status == "verified"
