@@ -54,3 +54,7 @@ def test_section_2_3_2_plot_constant(check):
 
 def test_ring_optimal_cost_is_an_erratum(check):
     assert check("multiselect.ring_optimal_cost").status == "erratum"
+
+
+def test_library_agrees(check):
+    assert check("multiselect.library_agrees").status == "verified"
