@@ -30,3 +30,7 @@ def test_rnmh_laplace_privacy_bound_is_an_erratum(check):
     result = check("heterogeneous.rnmh_laplace_privacy_bound")
     assert result.status == "erratum"
     assert "2*epsilon" in result.result.evidence and "m eps" in result.result.corrected
+
+
+def test_library_agrees(check):
+    assert check("heterogeneous.library_agrees").status == "verified"
