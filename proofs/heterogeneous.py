@@ -267,7 +267,8 @@ def check_gem_bounds():
               "equals GEM's normalised score, equation (6), computed exactly with fractions; "
               "the library's RNMH object reproduces the Section IV-A counter-example.",
     sympy="Eq(gem_scores(q, Delta, t), qprime(q, Delta, t))",
-    source="optmech/heterogeneous/gem_transform.py, optmech/heterogeneous/noisy_max.py",
+    source=f"{FILE}, Section IV-A and equation (6); as implemented in "
+           "optmech/heterogeneous/gem_transform.py and optmech/heterogeneous/noisy_max.py",
     methods=("exact rational arithmetic",),
 )
 def check_library_heterogeneous():

@@ -308,7 +308,7 @@ def check_plot_constant():
     statement="Appendix A.2: on the unit ring (users and results in [-pi, pi), ring distance), "
               "k = 2, eps = 3/8, the optimal geographic-DP mechanism (found by solving the DILP) "
               "costs 0.72, against 0.75 for Laplace noise.",
-    sympy="Eq(ring_optimal_cost(k=2, epsilon=Rational(3, 8)), 0.72)",
+    sympy="Eq(ring_optimal_cost(2, Rational(3, 8)), 0.72)",
     source=f"{FILE}, Appendix A.2 and Figure 4",
     methods=("symbolic simplification", "numerical optimisation"),
 )
@@ -357,7 +357,8 @@ def check_ring_optimal_cost():
               "the general-h recurrence run on h(t) = t reproduces them, and the library's "
               "exact expected cost of Laplace noise agrees with the cell-wise closed form.",
     sympy="Eq(closed_form_cost(k, epsilon), f(1, k)/epsilon)",
-    source="optmech/multiselect.py, optmech/multiselect_noise.py",
+    source=f"{FILE}, Appendix B and the even case; as implemented in optmech/multiselect.py "
+           "and optmech/multiselect_noise.py",
     methods=("mpmath at 50 digits", "numerical optimisation"),
 )
 def check_library_multiselect():

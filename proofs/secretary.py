@@ -632,7 +632,8 @@ def check_examples():
               "50-digit values at n = 10^6 to 1e-12, and its tight delta(eps) under d_l equals "
               "the brute-force hockey-stick over all neighbouring swaps.",
     sympy="Eq(optmech_rank_distribution(n), r(n))",
-    source="optmech/secretary/classical.py, optmech/secretary/privacy.py",
+    source=f"{FILE}, Fact 1, Fact 2 (corrected), Theorem 3.2; as implemented in "
+           "optmech/secretary/classical.py and optmech/secretary/privacy.py",
     methods=("exact rational arithmetic", "mpmath at 50 digits"),
 )
 def check_library_secretary():
