@@ -47,12 +47,12 @@ import numpy as np
 from scipy import stats
 
 from optmech.heterogeneous import MECHANISM_NAMES, make_heterogeneous, spearman_correlation
-from optmech.progress import progress
+from optmech.sweep import run_sweep
 from optmech.validation import InvalidArgumentError, check_choice, check_finite, check_integer
 
 __all__ = ["FIGURE_SCENARIOS", "MSEPoint", "SCENARIOS", "SWEEP_T", "Scenario",
            "ScenarioResult", "correlation_scenario", "run_scenario", "scenario",
-           "scenario_from_key"]
+           "scenario_from_key", "squared_errors_cell"]
 
 N_CANDIDATES = 100
 QUANTILES = (0.1, 0.9)
@@ -245,27 +245,39 @@ def _interval(values: np.ndarray) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
+def squared_errors_cell(epsilon: float, mechanisms: list[str], scores: list[list[float]],
+                        sensitivities: list[float]) -> list[list[float]]:
+    """One sweep cell: ``E[(q* - q_M)^2]`` of each mechanism (rows) on each score vector
+    (columns) at ``epsilon``; plain lists in and out, so the cell can be cached, sent to a
+    process pool or to a Dask cluster (:func:`optmech.sweep.run_sweep`)."""
+    d = np.asarray(sensitivities, dtype=float)
+    return [[make_heterogeneous(m, epsilon).expected_squared_error(np.asarray(q), d)
+             for q in scores] for m in mechanisms]
+
+
 def run_scenario(scen: Scenario, epsilons, trials: int = 100, mechanisms=MECHANISM_NAMES,
-                 rng: np.random.Generator | None = None) -> ScenarioResult:
+                 rng: np.random.Generator | None = None, *, workers: int = 1,
+                 dask_scheduler=None, cache_dir=None) -> ScenarioResult:
     """MSE versus ε of each mechanism on ``trials`` score vectors of ``scen``.
 
     Each trial's contribution is the exact ``E[(q* - q_M)^2]`` from the mechanism's pmf;
     the interval is ``mean ± t_{0.975, T-1} sd/sqrt(T)`` over the ``T`` trials.  A
-    deterministic scenario (1-3) is evaluated once, whatever ``trials`` says.
+    deterministic scenario (1-3) is evaluated once, whatever ``trials`` says.  One cell
+    per ε runs through :func:`optmech.sweep.run_sweep` (``workers``, ``dask_scheduler``,
+    ``cache_dir``); every executor gives the same numbers.
     """
     epsilons = [check_finite(e, "epsilons") for e in np.atleast_1d(epsilons)]
     if not epsilons or min(epsilons) <= 0:
         raise InvalidArgumentError("epsilons", epsilons, "one or more numbers > 0")
     trials = 1 if scen.deterministic else check_integer(trials, "trials", minimum=1)
     mechanisms = [check_choice(m, "mechanism", MECHANISM_NAMES) for m in mechanisms]
-    scores = scen.scores(trials, np.random.default_rng(rng))
-    errors = np.empty((len(mechanisms), len(epsilons), trials))
-    jobs = [(j, e) for j, e in enumerate(epsilons)]
-    for j, eps in progress(jobs, total=len(jobs), desc=f"scenario {scen.key}"):
-        built = [make_heterogeneous(m, eps) for m in mechanisms]
-        for k, q in enumerate(scores):
-            for i, mechanism in enumerate(built):
-                errors[i, j, k] = mechanism.expected_squared_error(q, scen.sensitivities)
+    scores = scen.scores(trials, np.random.default_rng(rng)).tolist()
+    cells = [{"epsilon": e, "mechanisms": mechanisms, "scores": scores,
+              "sensitivities": scen.sensitivities.tolist()} for e in epsilons]
+    per_epsilon = run_sweep(squared_errors_cell, cells, workers=workers,
+                            dask_scheduler=dask_scheduler, cache_dir=cache_dir,
+                            desc=f"scenario {scen.key}")
+    errors = np.array(per_epsilon).transpose(1, 0, 2)   # (mechanism, epsilon, trial)
     points = tuple(MSEPoint(m, e, *_interval(errors[i, j]))
                    for i, m in enumerate(mechanisms) for j, e in enumerate(epsilons))
     return ScenarioResult(scen, trials, points)

@@ -13,6 +13,7 @@ import numpy as np
 __all__ = [
     "OneLineParser",
     "add_json_flag",
+    "add_sweep_flags",
     "emit",
     "fail_usage",
     "float_list",
@@ -21,6 +22,7 @@ __all__ = [
     "int_list",
     "positive_float",
     "positive_int",
+    "sweep_options",
     "to_jsonable",
 ]
 
@@ -100,6 +102,23 @@ def float_range(text: str) -> list[float]:
     if num < 1 or not (math.isfinite(start) and math.isfinite(stop)):
         raise argparse.ArgumentTypeError(f"expected finite START, STOP and NUM >= 1 in {text!r}")
     return np.linspace(start, stop, num).tolist()
+
+
+def add_sweep_flags(parser: argparse.ArgumentParser) -> None:
+    """``--workers``, ``--dask-scheduler`` and ``--cache`` for commands that sweep cells
+    (:func:`optmech.sweep.run_sweep`); read them back with :func:`sweep_options`."""
+    parser.add_argument("--workers", type=positive_int, default=1,
+                        help="run cells on a local process pool of this size (default 1)")
+    parser.add_argument("--dask-scheduler", metavar="ADDRESS",
+                        help="send the cells to an existing Dask cluster (tcp://host:port)")
+    parser.add_argument("--cache", metavar="DIR",
+                        help="cache finished cells here, so an interrupted sweep resumes")
+
+
+def sweep_options(args: argparse.Namespace) -> dict:
+    """Keyword arguments of :func:`optmech.sweep.run_sweep` from :func:`add_sweep_flags`."""
+    return {"workers": args.workers, "dask_scheduler": args.dask_scheduler,
+            "cache_dir": args.cache}
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

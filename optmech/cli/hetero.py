@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from optmech.cli._common import (add_json_flag, emit, float_range, format_table,
-                                 positive_int)
+from optmech.cli._common import (add_json_flag, add_sweep_flags, emit, float_range,
+                                 format_table, positive_int, sweep_options)
 from optmech.heterogeneous import MECHANISM_NAMES
 
 
@@ -46,6 +46,7 @@ def register(subparsers) -> None:
     run_parser.add_argument("--seed", type=int, default=0,
                             help="seed of the scenario parameters and the trial scores")
     run_parser.add_argument("--plot", metavar="FILE", help="write the figure (PNG) here")
+    add_sweep_flags(run_parser)
     add_json_flag(run_parser)
     run_parser.set_defaults(func=run)
 
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
     scen = scenario_from_key(args.scenario, seed=args.seed)
     result = run_scenario(scen, args.eps, trials=args.trials, mechanisms=args.mechanisms,
-                          rng=np.random.default_rng(args.seed + 1))
+                          rng=np.random.default_rng(args.seed + 1), **sweep_options(args))
     if args.plot:
         from optmech.figures.heterogeneous import plot_scenario_results
 

@@ -73,3 +73,18 @@ def test_bad_input_from_the_shell_has_no_traceback():
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip() == ("optmech: error: scenario must be 1..8 or sweep:T with a "
                                    "number T; got 'sweep:x'")
+
+
+def test_process_pool_dask_and_cache_give_the_same_json(capsys, tmp_path):
+    """`--workers`, `--dask-scheduler` and `--cache` (resume) change nothing in the output."""
+    distributed = pytest.importorskip("distributed")
+    argv = ["hetero", "run", "--scenario", "4", "--eps", "0.5,2", "--trials", "3",
+            "--mechanisms", "rnm,gem,uniform", "--json"]
+    _, serial, _ = run(capsys, *argv)
+    _, pooled, _ = run(capsys, *argv, "--workers", "2", "--cache", str(tmp_path / "c"))
+    _, resumed, _ = run(capsys, *argv, "--cache", str(tmp_path / "c"))
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        _, on_dask, _ = run(capsys, *argv, "--dask-scheduler", cluster.scheduler_address)
+    assert serial == pooled == resumed == on_dask
+    assert len(list((tmp_path / "c").glob("*.json"))) == 2
