@@ -46,7 +46,16 @@ import numpy as np
 
 from optmech.validation import InvalidArgumentError, check_choice, check_scores
 
-__all__ = ["IntegrationError", "NOISES", "noisy_max_pmf"]
+__all__ = [
+    "IntegrationError",
+    "NOISES",
+    "log_cdf",
+    "log_hazard",
+    "lower_quantile",
+    "noisy_max_pmf",
+    "quadrature_panels",
+    "upper_quantile",
+]
 
 NOISES = ("laplace", "exponential", "gumbel")
 TAIL = 1e-17
@@ -59,19 +68,19 @@ class IntegrationError(ArithmeticError):
     """The quadrature could not certify the requested accuracy."""
 
 
-def _lower_quantile(noise: str, tail: float) -> float:
+def lower_quantile(noise: str, tail: float) -> float:
     """Standardised ``Q(tail)``."""
     return {"laplace": math.log(2 * tail), "exponential": -math.log1p(-tail),
             "gumbel": -math.log(-math.log(tail))}[noise]
 
 
-def _upper_quantile(noise: str, tail: float) -> float:
+def upper_quantile(noise: str, tail: float) -> float:
     """Standardised ``Q(1 - tail)`` computed from the survival function."""
     return {"laplace": -math.log(2 * tail), "exponential": -math.log(tail),
             "gumbel": -math.log(-math.log1p(-tail))}[noise]
 
 
-def _log_cdf(noise: str, y: np.ndarray) -> np.ndarray:
+def log_cdf(noise: str, y: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         if noise == "laplace":
             return np.where(y < 0, y - math.log(2), np.log1p(-0.5 * np.exp(-np.abs(y))))
@@ -80,7 +89,7 @@ def _log_cdf(noise: str, y: np.ndarray) -> np.ndarray:
         return -np.exp(-y)
 
 
-def _log_hazard(noise: str, y: np.ndarray) -> np.ndarray:
+def log_hazard(noise: str, y: np.ndarray) -> np.ndarray:
     """``log(f(y) / F(y))`` for the standard noise (the scale is added by the caller)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if noise == "laplace":
@@ -92,7 +101,7 @@ def _log_hazard(noise: str, y: np.ndarray) -> np.ndarray:
         return -y
 
 
-def _panels(lo: float, hi: float, breaks: np.ndarray, width: float):
+def quadrature_panels(lo: float, hi: float, breaks: np.ndarray, width: float):
     """Gauss–Legendre nodes/weights on [lo, hi] with panel edges at ``breaks``."""
     edges = np.unique(np.concatenate([[lo, hi], breaks[(breaks > lo) & (breaks < hi)]]))
     lengths = np.diff(edges)
@@ -144,12 +153,12 @@ def noisy_max_pmf(scores, scales, noise: str = "laplace") -> np.ndarray:
     top_point = q[point].max() if point.any() else -np.inf
     if noisy.any():
         qn, bn = q[noisy], b[noisy]
-        lows = np.sort(qn + bn * _lower_quantile(noise, TAIL))
+        lows = np.sort(qn + bn * lower_quantile(noise, TAIL))
         lo = max(lows[-2] if lows.size > 1 else -np.inf, top_point)
-        hi = float((qn + bn * _upper_quantile(noise, TAIL)).max())
+        hi = float((qn + bn * upper_quantile(noise, TAIL)).max())
         # Candidates that exceed lo with probability <= TAIL / n neither win (<= 2 TAIL) nor
         # move G on [lo, hi] (their F >= 1 - TAIL / n there): leave them out.
-        kept = np.flatnonzero(noisy)[qn + bn * _upper_quantile(noise, TAIL / n) > lo]
+        kept = np.flatnonzero(noisy)[qn + bn * upper_quantile(noise, TAIL / n) > lo]
         if hi > lo:
             keys, inverse, counts = np.unique(np.stack([q[kept], b[kept]], axis=1), axis=0,
                                               return_inverse=True, return_counts=True)
@@ -157,23 +166,23 @@ def noisy_max_pmf(scores, scales, noise: str = "laplace") -> np.ndarray:
             breaks = uq if noise != "gumbel" else np.array([])
             if point.any():
                 breaks = np.append(breaks, top_point)
-            x, w = _panels(lo, hi, breaks, ub.min() / 2)
+            x, w = quadrature_panels(lo, hi, breaks, ub.min() / 2)
             rows = max(1, _CELLS // x.size)
             log_g = np.zeros_like(x)
             for start in range(0, uq.size, rows):
                 s = slice(start, start + rows)
                 y = (x[None, :] - uq[s, None]) / ub[s, None]
-                log_g += counts[s] @ _log_cdf(noise, y)
+                log_g += counts[s] @ log_cdf(noise, y)
             group_probs = np.empty(uq.size)
             for start in range(0, uq.size, rows):
                 s = slice(start, start + rows)
                 y = (x[None, :] - uq[s, None]) / ub[s, None]
-                log_terms = _log_hazard(noise, y) - np.log(ub[s, None]) + log_g
+                log_terms = log_hazard(noise, y) - np.log(ub[s, None]) + log_g
                 group_probs[s] = np.exp(log_terms) @ w
             probs[kept] = group_probs[inverse.ravel()]
     if point.any():
         winners = np.flatnonzero(point & (q == top_point))
-        below = float(np.exp(_log_cdf(noise, (top_point - q[noisy]) / b[noisy]).sum())) \
+        below = float(np.exp(log_cdf(noise, (top_point - q[noisy]) / b[noisy]).sum())) \
             if noisy.any() else 1.0
         probs[winners] = below / winners.size
     total = probs.sum()

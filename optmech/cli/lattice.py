@@ -1,0 +1,184 @@
+"""``optmech lattice solve|ratio``: the optimal regular mechanism on the bounded 2Δ-lattice.
+
+``solve`` certifies the LP optimum for one ``(n, k, eps)`` and prints the optimality ratios
+of PF, EM and report-noisy-max with Laplace noise; ``ratio`` sweeps epsilon (and lists of
+``n`` and ``k``) and draws the optimality-ratio curves of the permute-and-flip paper's
+Figure 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+
+from optmech.cli._common import (add_json_flag, emit, float_range, format_table, int_list,
+                                 positive_float)
+
+WEIGHTINGS = ("lattice", "cube")
+CONSTRAINTS = ("regular", "paper")
+METHODS = ("auto", "simplex", "ipm", "pdlp")
+MECHANISMS = ("pf", "em", "rnm_laplace")
+
+
+def at_least(minimum: int):
+    """argparse type: an integer >= ``minimum``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {text}")
+        return value
+    return parse
+
+
+def mechanism_list(text: str) -> list[str]:
+    """argparse type: comma-separated names among pf, em, rnm_laplace."""
+    names = [p.strip() for p in text.split(",")]
+    bad = [p for p in names if p not in MECHANISMS]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(
+            f"expected names among {', '.join(MECHANISMS)}, got {text!r}")
+    return names
+
+
+def _common_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--weighting", choices=WEIGHTINGS, default="lattice",
+                        help="lattice: each q in Q once (Theorem 3); cube: every vector of "
+                             "{0,-2,...,-2k}^n mapped to its q*=0 representative (the "
+                             "authors' notebook and plots)")
+    parser.add_argument("--constraints", choices=CONSTRAINTS, default="regular",
+                        help="regular: Appendix D plus the monotonicity rows of regularity "
+                             "(every feasible mechanism is eps-DP); paper: Appendix D as "
+                             "printed")
+    parser.add_argument("--method", choices=METHODS, default="auto",
+                        help="auto: certify PF by the chain dual when it is optimal, else "
+                             "HiGHS primal simplex; simplex/ipm/pdlp: that HiGHS solver")
+    parser.add_argument("--time-limit", type=positive_float, default=None,
+                        help="seconds for each HiGHS solve")
+    add_json_flag(parser)
+
+
+def _solver_errors_as_one_line(run):
+    """A solver that cannot certify the optimum is reported on one line, exit status 1."""
+    @functools.wraps(run)
+    def wrapped(args):
+        from lp_models.program import SolverError
+
+        try:
+            return run(args)
+        except SolverError as error:
+            print(f"optmech: error: {error}", file=sys.stderr)
+            return 1
+    return wrapped
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "lattice", help="optimal regular mechanism on the bounded 2Δ-lattice",
+        description="The LP of the optimal regular mechanism on the bounded 2Δ-lattice "
+                    "(permute-and-flip paper, Section 5 and Appendix D): certified optimum "
+                    "and optimality ratios (Figure 2).  Errors are in units of Δ = 1.")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="{solve,ratio}")
+
+    solve = actions.add_parser("solve", help="certified optimum and optimality ratios",
+                               description="Certified optimum of the lattice LP for one "
+                                           "(n, k, eps) with the optimality ratios of PF, EM "
+                                           "and RNM-Laplace.")
+    solve.add_argument("--n", required=True, type=at_least(2), help="number of items (>= 2)")
+    solve.add_argument("--k", required=True, type=at_least(1),
+                       help="depth of the lattice (scores 0, -2, ..., -2k; >= 1)")
+    solve.add_argument("--eps", required=True, type=positive_float, help="epsilon > 0")
+    solve.add_argument("--mechanisms", type=mechanism_list, default=list(MECHANISMS),
+                       help="ratios to compute (default pf,em,rnm_laplace)")
+    _common_options(solve)
+    solve.set_defaults(func=run_solve)
+
+    ratio = actions.add_parser("ratio", help="optimality-ratio sweep (Figure 2)",
+                               description="Optimality ratios over a grid of eps for every "
+                                           "(n, k) pair, optionally plotted.")
+    ratio.add_argument("--n", required=True, type=int_list, help="comma list, e.g. 3,4,5,6")
+    ratio.add_argument("--k", required=True, type=int_list, help="comma list, e.g. 4")
+    ratio.add_argument("--eps", required=True, type=float_range,
+                       help="START:STOP:NUM (evenly spaced) or a comma list")
+    ratio.add_argument("--mechanisms", type=mechanism_list, default=["pf", "em"],
+                       help="curves to compute (default pf,em)")
+    ratio.add_argument("--plot", default=None, metavar="FILE.png",
+                       help="write the curves (one panel per mechanism) to this PNG")
+    _common_options(ratio)
+    ratio.set_defaults(func=run_ratio)
+
+
+@_solver_errors_as_one_line
+def run_solve(args: argparse.Namespace) -> int:
+    from optmech.optimality import optimality_ratios, solve_lattice
+
+    optimum = solve_lattice(args.n, args.k, args.eps, weighting=args.weighting,
+                            constraints=args.constraints, method=args.method,
+                            time_limit=args.time_limit)
+    ratios = optimality_ratios(optimum, args.mechanisms)
+    payload = {
+        "n": optimum.n, "k": optimum.k, "epsilon": optimum.epsilon,
+        "variables": optimum.num_variables, "constraints": optimum.num_constraints,
+        "total_error": optimum.total_error, "ratios": ratios,
+        "solve_seconds": optimum.solve_seconds, "status": optimum.status,
+        "weighting": optimum.weighting, "constraint_set": optimum.constraint_set,
+        "lower_bound": optimum.lower_bound, "gap": optimum.gap, "method": optimum.method,
+        "pf_optimal": optimum.pf_optimal, "max_violation": optimum.max_violation,
+        "rows_generated": optimum.rows_generated,
+        "relaxed_dual_bound": optimum.relaxed_dual_bound,
+    }
+
+    def render(p):
+        rows = [("n, k, epsilon", f"{p['n']}, {p['k']}, {p['epsilon']:g}"),
+                ("weighting / constraints", f"{p['weighting']} / {p['constraint_set']}"),
+                ("variables / constraints", f"{p['variables']} / {p['constraints']}"),
+                ("total error (units of Δ)", p["total_error"]),
+                ("certified lower bound", p["lower_bound"]),
+                ("relative gap", f"{p['gap']:.2e}"),
+                ("paper's recurrence dual bound",
+                 "infeasible" if p["relaxed_dual_bound"] is None else p["relaxed_dual_bound"]),
+                ("method / status", f"{p['method']} / {p['status']}"),
+                ("PF optimal", str(p["pf_optimal"])),
+                ("solve seconds", f"{p['solve_seconds']:.3f}")]
+        rows += [(f"optimality ratio {name}", value) for name, value in p["ratios"].items()]
+        return format_table(["quantity", "value"], rows)
+
+    emit(args, payload, render)
+    return 0
+
+
+@_solver_errors_as_one_line
+def run_ratio(args: argparse.Namespace) -> int:
+    from optmech.optimality import ratio_sweep
+    from optmech.validation import InvalidArgumentError
+
+    if args.plot is not None and not args.plot.lower().endswith(".png"):
+        raise InvalidArgumentError("--plot", args.plot, "a file name ending in .png")
+    curves = ratio_sweep(args.n, args.k, args.eps, mechanisms=args.mechanisms,
+                         weighting=args.weighting, constraints=args.constraints,
+                         method=args.method, time_limit=args.time_limit)
+    if args.plot is not None:
+        from optmech.figures.lattice import plot_ratio_curves, save_figure
+
+        save_figure(plot_ratio_curves(curves, args.mechanisms), args.plot)
+    payload = {"epsilon": list(args.eps), "weighting": args.weighting,
+               "constraint_set": args.constraints, "mechanisms": args.mechanisms,
+               "curves": [{"n": c.n, "k": c.k, "epsilon": c.epsilons,
+                           "total_error": c.total_errors, "ratios": c.ratios}
+                          for c in curves],
+               "plot": args.plot}
+
+    def render(p):
+        rows = []
+        for c in curves:
+            for i, eps in enumerate(c.epsilons):
+                rows.append((c.n, c.k, f"{eps:g}",
+                             *(c.ratios[name][i] for name in args.mechanisms)))
+        table = format_table(["n", "k", "epsilon", *args.mechanisms], rows)
+        return table + (f"\nplot written to {p['plot']}" if p["plot"] else "")
+
+    emit(args, payload, render)
+    return 0
