@@ -405,7 +405,7 @@ def _rnm_laplace_level_probabilities(classes: LatticeClasses, scale: float,
     hi = scale * upper_quantile("laplace", TAIL)
     x, w = quadrature_panels(lo, hi, -2.0 * levels.astype(float), scale / 2)
     y = (x[None, :] + 2.0 * levels[:, None]) / scale          # (k+1, T)
-    log_cdf = log_cdf("laplace", y)
+    level_log_cdf = log_cdf("laplace", y)
     hazard = (np.exp(log_hazard("laplace", y)) / scale * w).T  # (T, k+1)
     probs = np.empty((classes.num_classes, k + 1))
     block = max(1, (1 << 22) // x.size)
@@ -413,7 +413,7 @@ def _rnm_laplace_level_probabilities(classes: LatticeClasses, scale: float,
     for start in progress(starts, total=len(starts), desc="rnm-laplace errors",
                           enabled=show_progress):
         counts = classes.counts[start:start + block].astype(float)
-        probs[start:start + block] = np.exp(counts @ log_cdf) @ hazard
+        probs[start:start + block] = np.exp(counts @ level_log_cdf) @ hazard
     totals = (classes.counts * probs).sum(axis=1)
     worst = float(np.abs(totals - 1).max())
     if not worst <= SUM_TOLERANCE:
