@@ -1,0 +1,50 @@
+"""`optmech reproduce`: the report, the JSON summary, and the exit status."""
+
+import json
+
+import pytest
+
+from optmech.cli import main
+from optmech.reproduce import Result, compare, new_result
+from optmech.reproduce._runner import AreaRun, areas, render_report
+
+
+def test_areas_are_discovered():
+    assert {"data", "heterogeneous", "lattice", "multiselect", "secretary",
+            "selection"} <= set(areas())
+
+
+def test_one_area_writes_report_and_figures(tmp_path, capsys):
+    code = main(["reproduce", "--quick", "--only", "selection", "--out", str(tmp_path),
+                 "--json"])
+    payload = json.loads(capsys.readouterr().out)
+    assert code == 0 and payload["failures"] == 0
+    report = (tmp_path / "report.md").read_text()
+    assert "## selection" in report and "Proposition 5" in report
+    assert (tmp_path / "pf_figure1.png").stat().st_size > 10_000
+    assert {r["status"] for r in payload["results"]} <= {"match", "new", "differs"}
+
+
+def test_unexplained_difference_fails_the_run(tmp_path, capsys, monkeypatch):
+    bad = compare("demo", "a printed number", "paper", 0.72, 0.7087, 1e-3)
+    fine = compare("demo", "another", "paper", 1.0, 1.0 + 1e-9, 1e-6)
+    explained = compare("demo", "explained", "paper", 5.4, 5.32, 0.05, "units of 2")
+    assert (bad.ok, fine.ok, explained.ok) == (False, True, True)
+    import optmech.reproduce._runner as runner
+
+    monkeypatch.setattr(runner, "run_areas",
+                        lambda names, quick, out: [AreaRun("demo", [bad, fine, explained], 0.1)])
+    assert main(["reproduce", "--out", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "1 unexplained difference" in out and "a printed number" in out
+    report = (tmp_path / "report.md").read_text()
+    assert "**differs (unexplained)**" in report and "differs (explained: units of 2)" in report
+
+
+def test_render_report_counts():
+    results = [new_result("demo", "new thing", 3.0),
+               Result("demo", "q", "src", 1.0, 1.0, 0.0, "match")]
+    text = render_report([AreaRun("demo", results, 0.0)], quick=True)
+    assert "2 results: 1 match, 0 differ with an explanation, 1 new, 0 unexplained" in text
+    with pytest.raises(ValueError):
+        Result("demo", "q", "src", 1.0, 1.0, 0.0, "maybe")
