@@ -87,45 +87,41 @@ def boundaries_by_l_figure(p: float = 1.0, ls=(1, 2, 3, 4, 5)):
     return fig
 
 
-def _finite_curves(ax, xs, exact_fn, ns):
+def _pmix_curve_figure(xs, asymptotic, exact, ns, xlabel, ylabel, title):
+    """One panel: the asymptotic curve ``asymptotic(x)`` and the exact finite-n curves
+    ``exact(n, x)`` for each ``n`` in ``ns``."""
+    fig, axes = new_figure()
+    ax = axes[0, 0]
+    ax.plot(xs, [asymptotic(x) for x in xs], label="asymptotic")
     for n in ns:
-        ax.plot(xs, [exact_fn(n, x) for x in xs], linestyle="--", label=f"exact, n = {n}")
+        ax.plot(xs, [exact(n, x) for x in xs], linestyle="--", label=f"exact, n = {n}")
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    ax.legend()
+    return fig
 
 
 def epsilon_vs_p_figure(delta: float = 0.01, l: int = 1, ns=(30, 1000)):
     """Figure 4: ε of the p-mix as a function of p for δ = 0.01 (Theorem 4.2)."""
-    fig, axes = new_figure()
-    ax = axes[0, 0]
-    ps = np.linspace(0.01, 1.0, 100)
-    ax.plot(ps, [asymptotic_epsilon(p, delta, l) for p in ps], label="asymptotic")
-    _finite_curves(ax, ps, lambda n, p: pmix_epsilon(n, p, delta, l).exact, ns)
-    ax.set(xlabel="p", ylabel="ε", title=f"Fig. 4: ε of the p-mix, δ = {delta:g}, l = {l}")
-    ax.legend()
-    return fig
+    return _pmix_curve_figure(
+        np.linspace(0.01, 1.0, 100), lambda p: asymptotic_epsilon(p, delta, l),
+        lambda n, p: pmix_epsilon(n, p, delta, l).exact, ns, "p", "ε",
+        f"Fig. 4: ε of the p-mix, δ = {delta:g}, l = {l}")
 
 
 def delta_vs_p_figure(epsilon: float = 0.5, l: int = 1, ns=(30, 1000)):
     """Figure 5: δ of the p-mix as a function of p for ε = 0.5 (Corollary 2)."""
-    fig, axes = new_figure()
-    ax = axes[0, 0]
-    ps = np.linspace(0.0, 1.0, 101)
-    ax.plot(ps, [asymptotic_delta(p, epsilon, l) for p in ps], label="asymptotic")
-    _finite_curves(ax, ps, lambda n, p: pmix_delta(n, p, epsilon, l).exact, ns)
-    ax.set(xlabel="p", ylabel="δ", title=f"Fig. 5: δ of the p-mix, ε = {epsilon:g}, l = {l}")
-    ax.legend()
-    return fig
+    return _pmix_curve_figure(
+        np.linspace(0.0, 1.0, 101), lambda p: asymptotic_delta(p, epsilon, l),
+        lambda n, p: pmix_delta(n, p, epsilon, l).exact, ns, "p", "δ",
+        f"Fig. 5: δ of the p-mix, ε = {epsilon:g}, l = {l}")
 
 
 def p_vs_epsilon_figure(delta: float = 0.05, l: int = 1, ns=(30, 1000)):
     """Figure 6: the largest private p as a function of ε for δ = 0.05 (Corollary 3)."""
-    fig, axes = new_figure()
-    ax = axes[0, 0]
-    eps = np.linspace(0.0, 1.2, 121)
-    ax.plot(eps, [asymptotic_largest_p(e, delta, l) for e in eps], label="asymptotic")
-    _finite_curves(ax, eps, lambda n, e: pmix_largest_p(n, e, delta, l).exact, ns)
-    ax.set(xlabel="ε", ylabel="p", title=f"Fig. 6: largest private p, δ = {delta:g}, l = {l}")
-    ax.legend()
-    return fig
+    return _pmix_curve_figure(
+        np.linspace(0.0, 1.2, 121), lambda e: asymptotic_largest_p(e, delta, l),
+        lambda n, e: pmix_largest_p(n, e, delta, l).exact, ns, "ε", "p",
+        f"Fig. 6: largest private p, δ = {delta:g}, l = {l}")
 
 
 def optimal_vs_pmix_figure(ns=(10, 30, 100), epsilons=np.linspace(0.05, 1.5, 12),
