@@ -93,6 +93,7 @@ __all__ = [
     "lattice_lp_size",
     "optimality_ratio",
     "optimality_ratios",
+    "ratio_cell",
     "ratio_sweep",
     "solve_lattice",
     "total_error",
@@ -492,27 +493,47 @@ class RatioCurve:
     ratios: dict[str, np.ndarray]
 
 
+def ratio_cell(n: int, k: int, epsilon: float, mechanisms: list[str], weighting: str,
+               constraints: str, method: str, time_limit: float | None) -> dict:
+    """One sweep cell: the certified optimum's total error and the optimality ratios at one
+    ``(n, k, epsilon)``; plain values in and out, so :func:`optmech.sweep.run_sweep` can
+    cache it, or send it to a process pool or a Dask cluster."""
+    optimum = solve_lattice(n, k, epsilon, weighting=weighting, constraints=constraints,
+                            method=method, time_limit=time_limit)
+    return {"total_error": float(optimum.total_error),
+            "ratios": {name: float(value)
+                       for name, value in optimality_ratios(optimum, mechanisms).items()}}
+
+
 def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "lattice",
                 constraints: str = "regular", method: str = "auto",
-                time_limit: float | None = None,
-                show_progress: bool | None = None) -> list[RatioCurve]:
+                time_limit: float | None = None, workers: int = 1, dask_scheduler=None,
+                cache_dir=None, show_progress: bool | None = None) -> list[RatioCurve]:
     """Certified optimum and optimality ratios for every ``(n, k)`` in ``ns x ks`` and every
-    epsilon (the curves of Figure 2), with a progress bar over the solves."""
+    epsilon (the curves of Figure 2): one :func:`ratio_cell` per point through
+    :func:`optmech.sweep.run_sweep` (``workers``, ``dask_scheduler``, ``cache_dir``), with
+    a progress bar over the solves."""
+    from optmech.sweep import run_sweep
+
     ns = [check_integer(v, "n", minimum=2) for v in np.atleast_1d(ns)]
     ks = [check_integer(v, "k", minimum=1) for v in np.atleast_1d(ks)]
     eps = np.array([check_positive(e, "epsilon") for e in np.atleast_1d(epsilons)])
     if not ns or not ks or eps.size == 0:
         raise InvalidArgumentError("ns, ks, epsilons", (ns, ks, eps), "non-empty lists")
     mechanisms = [check_choice(m, "mechanism", RATIO_MECHANISMS) for m in mechanisms]
-    jobs = [(n, k, e) for n in ns for k in ks for e in eps]
-    results = {}
-    for n, k, e in progress(jobs, total=len(jobs), desc="lattice ratios",
-                            enabled=show_progress):
-        optimum = solve_lattice(n, k, e, weighting=weighting, constraints=constraints,
-                                method=method, time_limit=time_limit)
-        results[n, k, e] = (optimum.total_error, optimality_ratios(optimum, mechanisms))
-    return [RatioCurve(n=n, k=k, epsilons=eps.copy(),
-                       total_errors=np.array([results[n, k, e][0] for e in eps]),
-                       ratios={m: np.array([results[n, k, e][1][m] for e in eps])
-                               for m in mechanisms})
-            for n in ns for k in ks]
+    check_choice(weighting, "weighting", WEIGHTINGS)
+    check_choice(constraints, "constraints", CONSTRAINTS)
+    check_choice(method, "method", METHODS)
+    cells = [{"n": n, "k": k, "epsilon": float(e), "mechanisms": mechanisms,
+              "weighting": weighting, "constraints": constraints, "method": method,
+              "time_limit": time_limit} for n in ns for k in ks for e in eps]
+    results = run_sweep(ratio_cell, cells, workers=workers, dask_scheduler=dask_scheduler,
+                        cache_dir=cache_dir, desc="lattice ratios", show_progress=show_progress)
+    curves = []
+    for start in range(0, len(cells), eps.size):
+        block = results[start:start + eps.size]
+        curves.append(RatioCurve(
+            n=cells[start]["n"], k=cells[start]["k"], epsilons=eps.copy(),
+            total_errors=np.array([r["total_error"] for r in block]),
+            ratios={m: np.array([r["ratios"][m] for r in block]) for m in mechanisms}))
+    return curves

@@ -59,7 +59,7 @@ def _store(cache_dir: Path | None, key: str, value) -> None:
 
 def run_sweep(fn: Callable, cells: Sequence[Mapping[str, Any]], *, workers: int = 1,
               dask_scheduler: str | None = None, cache_dir: str | os.PathLike | None = None,
-              desc: str | None = None) -> list:
+              desc: str | None = None, show_progress: bool | None = None) -> list:
     """Evaluate ``fn(**cell)`` for every cell; return the results in cell order.
 
     ``workers > 1`` uses a local process pool; ``dask_scheduler`` ("tcp://host:port", or
@@ -82,7 +82,7 @@ def run_sweep(fn: Callable, cells: Sequence[Mapping[str, Any]], *, workers: int 
         else:
             todo.append(i)
 
-    bar = progress(range(len(todo)), total=len(todo), desc=desc)
+    bar = progress(range(len(todo)), total=len(todo), desc=desc, enabled=show_progress)
     ticks = iter(bar)
     if dask_scheduler is not None:
         _run_dask(fn, cells, keys, todo, results, cache, dask_scheduler, ticks)

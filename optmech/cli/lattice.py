@@ -12,8 +12,8 @@ import argparse
 import functools
 import sys
 
-from optmech.cli._common import (add_json_flag, emit, float_range, format_table, int_list,
-                                 positive_float)
+from optmech.cli._common import (add_json_flag, add_sweep_flags, emit, float_range,
+                                 format_table, int_list, positive_float, sweep_options)
 
 WEIGHTINGS = ("lattice", "cube")
 CONSTRAINTS = ("regular", "paper")
@@ -108,6 +108,7 @@ def register(subparsers) -> None:
     ratio.add_argument("--plot", default=None, metavar="FILE.png",
                        help="write the curves (one panel per mechanism) to this PNG")
     _common_options(ratio)
+    add_sweep_flags(ratio)
     ratio.set_defaults(func=run_ratio)
 
 
@@ -159,7 +160,8 @@ def run_ratio(args: argparse.Namespace) -> int:
         raise InvalidArgumentError("--plot", args.plot, "a file name ending in .png")
     curves = ratio_sweep(args.n, args.k, args.eps, mechanisms=args.mechanisms,
                          weighting=args.weighting, constraints=args.constraints,
-                         method=args.method, time_limit=args.time_limit)
+                         method=args.method, time_limit=args.time_limit,
+                         **sweep_options(args))
     if args.plot is not None:
         from optmech.figures.lattice import plot_ratio_curves, save_figure
 

@@ -70,3 +70,19 @@ def test_bad_input_is_one_line_exit_2(argv):
                           text=True)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_ratio_sweep_on_a_process_pool_with_cache_matches_serial(capsys, tmp_path):
+    argv = ["lattice", "ratio", "--n", "3,4", "--k", "3", "--eps", "0.3,0.8", "--json",
+            "--mechanisms", "pf,em"]
+    _, serial, _ = run(capsys, *argv)
+    cache = tmp_path / "cache"
+    _, pooled, _ = run(capsys, *argv, "--workers", "2", "--cache", str(cache))
+    assert len(list(cache.glob("*.json"))) == 4
+    _, resumed, _ = run(capsys, *argv, "--cache", str(cache))
+    expected = json.loads(serial)["curves"]
+    for text in (pooled, resumed):
+        for got, want in zip(json.loads(text)["curves"], expected):
+            assert got["total_error"] == pytest.approx(want["total_error"], rel=1e-12)
+            for name in ("pf", "em"):
+                assert got["ratios"][name] == pytest.approx(want["ratios"][name], rel=1e-12)
