@@ -79,6 +79,7 @@ from optmech.noisy_max import (
     quadrature_panels,
     upper_quantile,
 )
+from optmech.privacy import lattice_neighbours, realised_epsilon
 from optmech.progress import progress
 from optmech.validation import InvalidArgumentError, check_choice, check_integer, check_positive
 
@@ -95,6 +96,7 @@ __all__ = [
     "optimality_ratios",
     "ratio_cell",
     "ratio_sweep",
+    "realised_privacy_loss",
     "solve_lattice",
     "total_error",
 ]
@@ -210,6 +212,24 @@ def lattice_lp_size(n: int, k: int, constraints: str = "regular") -> tuple[int, 
     """``(variables, rows)`` of the reduced lattice LP, without building it."""
     n, k, _ = _validate(n, k, 1.0, "lattice", constraints)
     return _lp_size(_classes(n, k), constraints == "regular")
+
+
+def realised_privacy_loss(optimum: LatticeOptimum) -> float:
+    """Largest realised privacy loss ``|log p(q) - log p(q')|`` of the optimum's mechanism
+    over every ``q`` in Q and every neighbour ``q' = q + z``, ``z in {-1, +1}^n`` (Δ = 1),
+    that stays within the bounded lattice.  Measured by :mod:`optmech.privacy` from the
+    mechanism's pmf, independently of the LP's rows; ``2^n`` neighbours per class, so meant
+    for small ``n``."""
+    mechanism = optimum.mechanism()
+    classes = optimum.classes
+    worst = 0.0
+    for q in classes.scores(np.arange(classes.num_classes)):
+        neighbours = lattice_neighbours(q, 1.0, levels=2, limit=2 ** classes.n)
+        depth = (neighbours.max(axis=1, keepdims=True) - neighbours).max(axis=1) / 2
+        check = realised_epsilon(mechanism, q, sensitivity=1.0,
+                                 neighbours=neighbours[depth <= classes.k + 1e-9])
+        worst = max(worst, check.epsilon)
+    return worst
 
 
 def _monotone_violation(classes: LatticeClasses, x: np.ndarray) -> float:

@@ -63,28 +63,28 @@ def privacy_region_figure(p: float = 0.5, l: int = 1):
     return fig
 
 
-def boundaries_by_p_figure(l: int = 1, ps=(0.2, 0.4, 0.6, 0.8, 1.0)):
-    """Figure 2: boundaries of the asymptotic regions for one l and several p."""
+def _boundaries_figure(curves, title):
+    """One panel with the region boundary of each ``(p, l, label)`` in ``curves``."""
     fig, axes = new_figure()
     ax = axes[0, 0]
-    for p in ps:
-        _boundary(ax, p, l, label=f"p = {p:g}")
-    ax.set_title(f"Fig. 2: region boundaries, l = {l}")
+    for p, l, label in curves:
+        _boundary(ax, p, l, label=label)
+    ax.set_title(title)
     _label_region(ax)
     ax.legend()
     return fig
+
+
+def boundaries_by_p_figure(l: int = 1, ps=(0.2, 0.4, 0.6, 0.8, 1.0)):
+    """Figure 2: boundaries of the asymptotic regions for one l and several p."""
+    return _boundaries_figure([(p, l, f"p = {p:g}") for p in ps],
+                              f"Fig. 2: region boundaries, l = {l}")
 
 
 def boundaries_by_l_figure(p: float = 1.0, ls=(1, 2, 3, 4, 5)):
     """Figure 3: boundaries of the asymptotic regions for one p and several l."""
-    fig, axes = new_figure()
-    ax = axes[0, 0]
-    for l in ls:
-        _boundary(ax, p, l, label=f"l = {l}")
-    ax.set_title(f"Fig. 3: region boundaries, p = {p:g}")
-    _label_region(ax)
-    ax.legend()
-    return fig
+    return _boundaries_figure([(p, l, f"l = {l}") for l in ls],
+                              f"Fig. 3: region boundaries, p = {p:g}")
 
 
 def _pmix_curve_figure(xs, asymptotic, exact, ns, xlabel, ylabel, title):

@@ -25,8 +25,7 @@ from lp_models.lattice_recurrences import chain_dual_threshold
 from optmech.figures import save_figure
 from optmech.figures.lattice import FIGURE2_PANELS, PAPER_THRESHOLD, figure2
 from optmech.mechanisms import PermuteAndFlip
-from optmech.optimality import optimality_ratio, solve_lattice
-from optmech.privacy import lattice_neighbours, realised_epsilon
+from optmech.optimality import optimality_ratio, realised_privacy_loss, solve_lattice
 from optmech.reproduce import Result, compare, new_result
 
 AREA = "lattice (permute-and-flip §5, App. D)"
@@ -44,20 +43,6 @@ def _panel_max(panels, key, mechanism, above=None, below=None):
             keep &= curve.epsilons < below
         best.append(curve.ratios[mechanism][keep])
     return np.concatenate(best)
-
-
-def _privacy_loss(optimum) -> float:
-    """Largest realised privacy loss of the optimum over Q and its in-lattice neighbours."""
-    classes = optimum.classes
-    mechanism = optimum.mechanism()
-    worst = 0.0
-    for q in classes.scores(np.arange(classes.num_classes)):
-        neighbours = lattice_neighbours(q, 1.0, levels=2, limit=2 ** classes.n)
-        depth = (neighbours.max(axis=1, keepdims=True) - neighbours).max(axis=1) / 2
-        check = realised_epsilon(mechanism, q, sensitivity=1.0,
-                                 neighbours=neighbours[depth <= classes.k + 1e-9])
-        worst = max(worst, check.epsilon)
-    return worst
 
 
 def run(quick: bool, out: Path) -> list[Result]:
@@ -107,7 +92,7 @@ def run(quick: bool, out: Path) -> list[Result]:
     results.append(compare(
         AREA, "realised privacy loss of the Appendix D LP optimum (n = k = 4, eps = 0.5)",
         f"{SOURCE} App. D (claims the LP gives a regular eps-DP mechanism)", 0.5,
-        _privacy_loss(paper_opt), 1e-9,
+        realised_privacy_loss(paper_opt), 1e-9,
         "Appendix D drops the monotonicity rows that 'regular' requires; Proposition 2 needs "
         "them, and the LP's optimum is then neither monotone nor eps-DP.  With them "
         "(constraints='regular') the loss is 0.5 to 1e-15 (tests)."))

@@ -22,10 +22,10 @@ from optmech.optimality import (
     optimality_ratio,
     optimality_ratios,
     ratio_sweep,
+    realised_privacy_loss,
     solve_lattice,
     total_error,
 )
-from optmech.privacy import lattice_neighbours, realised_epsilon
 from optmech.validation import InvalidArgumentError
 
 PAPER_THRESHOLD = math.log((3 + math.sqrt(5)) / 2)
@@ -117,31 +117,16 @@ def test_em_ratio_grows_towards_two():
     assert curves[1].ratios["em"][-1] > curves[0].ratios["em"][-1]   # larger k: closer to 2
 
 
-def lattice_privacy_loss(optimum):
-    """Largest |log p(q) - log p(q')| over every q in Q and every neighbour q' = q + z,
-    z in {-1, +1}^n (Δ = 1), that stays within the bounded lattice."""
-    mechanism = optimum.mechanism()
-    worst = 0.0
-    classes = optimum.classes
-    for q in classes.scores(np.arange(classes.num_classes)):
-        neighbours = lattice_neighbours(q, 1.0, levels=2, limit=2 ** classes.n)
-        depth = (neighbours.max(axis=1, keepdims=True) - neighbours).max(axis=1) / 2
-        check = realised_epsilon(mechanism, q, sensitivity=1.0,
-                                 neighbours=neighbours[depth <= classes.k + 1e-9])
-        worst = max(worst, check.epsilon)
-    return worst
-
-
 @pytest.mark.parametrize("n,k,eps", [(4, 4, 0.5), (3, 5, 0.2), (5, 3, 0.35), (4, 3, 1.2)])
 def test_regular_optimum_is_differentially_private(n, k, eps):
     optimum = solve_lattice(n, k, eps, constraints="regular")
-    assert lattice_privacy_loss(optimum) <= eps * (1 + 1e-9)
+    assert realised_privacy_loss(optimum) <= eps * (1 + 1e-9)
 
 
 def test_paper_lp_optimum_is_not_private():
     """Appendix D's LP without monotonicity rows: its optimum leaks more than eps."""
     optimum = solve_lattice(4, 4, 0.5, constraints="paper")
-    assert lattice_privacy_loss(optimum) > 0.6
+    assert realised_privacy_loss(optimum) > 0.6
 
 
 def test_solution_mechanism_pmf():
