@@ -27,8 +27,8 @@ def figure_1(ns_ratio=(2, 3, 5, 10, 100), ns_worst=None, epsilon: float = 1.0):
                label=f"n = {n}")
     b.set(xlabel="p", ylabel="EM error / PF error", title="(b) ratio", xscale="log")
     b.legend()
-    ns = np.array(ns_worst if ns_worst is not None else np.unique(np.logspace(0.3, 4, 30)
-                                                                   .astype(int)))
+    ns = np.array(ns_worst if ns_worst is not None
+                  else np.unique(np.geomspace(2, 10_000, 30).round().astype(int)))
     em = np.array([worst_case_error("em", int(n), epsilon).error for n in ns])
     pf = np.array([worst_case_error("pf", int(n), epsilon).error for n in ns])
     c.plot(ns, em, label="EM worst case")

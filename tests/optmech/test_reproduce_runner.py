@@ -14,8 +14,9 @@ def test_areas_are_discovered():
             "selection"} <= set(areas())
 
 
-def test_one_area_writes_report_and_figures(tmp_path, capsys):
-    code = main(["reproduce", "--quick", "--only", "selection", "--out", str(tmp_path),
+@pytest.mark.parametrize("mode", [["--quick"], []], ids=["quick", "full"])
+def test_one_area_writes_report_and_figures(tmp_path, capsys, mode):
+    code = main(["reproduce", *mode, "--only", "selection", "--out", str(tmp_path),
                  "--json"])
     payload = json.loads(capsys.readouterr().out)
     assert code == 0 and payload["failures"] == 0
