@@ -32,8 +32,10 @@ How the optimum is found (``method="auto"``):
 Scale.  Step 1 is linear in the number of variables: n = k = 12 (9.1 million variables,
 72.6 million rows of the regular LP) is certified in about 20 s and 2.3 GiB.  Step 2 is a
 simplex solve whose cost grows roughly quadratically (a change of the basis propagates
-through every layer of the recurrence): n = k = 8 takes seconds, n = k = 9 about six
-minutes, n = k = 10 is out of reach (see ``benchmarks/lattice.py``).
+through every layer of the recurrence): at eps = 0.5, n = k = 8 takes about 12 s and
+n = k = 9 did not finish in 750 s (``benchmarks/results/lattice.md``).  Measured and
+slower: IPX (7.8 s at n = k = 8 without monotonicity rows, then 50 s only to build its
+preconditioning basis at n = k = 9) and PDLP (73 s at n = k = 8 for a 6e-8 gap).
 
 Other ``method`` values (``"simplex"``, ``"ipm"``, ``"pdlp"``) skip step 1 and run that HiGHS
 solver on the reduced LP (a cross-check; PDLP rarely reaches the 1e-7 certificate).
