@@ -69,6 +69,7 @@ __all__ = [
     "mixture_lp",
     "payoff_values",
     "privacy_pairs",
+    "privacy_relaxation_lp",
     "propagate_ranks",
     "rank_payoff",
     "rank_transition",
@@ -366,6 +367,34 @@ def full_duals(lp: LinearProgram, privacy_duals: np.ndarray) -> np.ndarray:
     level[n - 1] = values.held[size - n:].min()     # any level <= min_r G[n, r] works
     feasibility = np.maximum(values.held - level[times - 1], 0.0)
     return np.concatenate([values.held, feasibility, level, y])
+
+
+def privacy_relaxation_lp(n: int, epsilon: float, delta: float, l: int,
+                          payoff: np.ndarray) -> LinearProgram:
+    """The best rank distribution q (any, not necessarily a stopping rule's) that is
+    (ε, δ)-DP under d_l: maximise ``payoff @ q`` over ``q >= 0``, ``sum q = 1``,
+    ``q[a] - e^ε q[b] <= δ`` for the pairs of :func:`privacy_pairs` (those rows first, in
+    that order, then the sum row).  A relaxation of :func:`stopping_lp` (module docstring):
+    its optimum, and the Lagrangian bound of its privacy row duals, are upper bounds on the
+    stopping LP's optimum.  ``epsilon = inf`` leaves only the sum row.
+    """
+    n = _check_size(n)
+    epsilon, delta, l = _check_privacy(n, epsilon, delta, l)
+    payoff = _check_payoff(payoff, n)
+    first, second = privacy_pairs(n, l) if math.isfinite(epsilon) else (np.zeros(0, int),) * 2
+    pairs = np.arange(first.size)
+    rows = np.concatenate([pairs, pairs, np.full(n, first.size)])
+    cols = np.concatenate([first, second, np.arange(n)])
+    vals = np.concatenate([np.ones(first.size), np.full(first.size, -math.exp(epsilon)
+                                                         if first.size else 0.0),
+                           np.ones(n)])
+    matrix = sp.csc_matrix((vals, (rows, cols)), shape=(first.size + 1, n))
+    return LinearProgram(
+        cost=payoff, matrix=matrix,
+        row_lower=np.concatenate([np.full(first.size, -np.inf), [1.0]]),
+        row_upper=np.concatenate([np.full(first.size, delta), [1.0]]),
+        sense="max", name=f"privacy relaxation n={n} eps={epsilon:g} delta={delta:g} l={l}",
+        metadata={"n": n, "epsilon": epsilon, "delta": delta, "l": l})
 
 
 def mixture_lp(distributions: np.ndarray, payoff: np.ndarray, epsilon: float, delta: float,

@@ -9,8 +9,8 @@ import pytest
 
 from lp_models.program import InvalidModelError, dual_objective, solve, to_cvxpy
 from lp_models.stopping import (full_duals, full_primal, mixture_lp, payoff_values,
-                                privacy_pairs, propagate_ranks, rank_payoff, split_solution,
-                                stopping_lp, triangle_index)
+                                privacy_pairs, privacy_relaxation_lp, propagate_ranks,
+                                rank_payoff, split_solution, stopping_lp, triangle_index)
 
 
 def binomial_law(n, i, r):
@@ -125,6 +125,44 @@ def test_mixture_lp_of_the_blind_choice_and_classical_rule():
     assert sol.x[1] == pytest.approx(p, abs=1e-9)
 
 
+def test_privacy_relaxation_geometric_bound_in_exact_fractions():
+    """δ = 0, l = 1, best choice, e^ε = 2: the relaxation's optimum is q[1] of the geometric
+    law, 2^(n-1) / (2^n - 1), exactly; the optimal q is that law."""
+    n = 12
+    sol = solve(privacy_relaxation_lp(n, math.log(2), 0.0, 1, rank_payoff(n)), "simplex",
+                options={"primal_feasibility_tolerance": 1e-10})
+    exact = [Fraction(2 ** (n - k), 2 ** n - 1) for k in range(1, n + 1)]
+    np.testing.assert_allclose(sol.x, [float(v) for v in exact], rtol=1e-12, atol=0)
+    assert sol.objective == pytest.approx(float(exact[0]), rel=1e-13)
+    assert sol.gap < 1e-12
+
+
+@pytest.mark.parametrize("eps, delta, l, payoff, m", [
+    (0.5, 0.01, 1, "best", None), (0.3, 0.0, 2, "best", None), (1.0, 0.05, 1, "top-m", 3),
+    (0.4, 0.02, 2, "rank", None), (0.05, 0.0, 1, "best", None)])
+def test_privacy_relaxation_bounds_the_stopping_lp(eps, delta, l, payoff, m):
+    """Independent reference: HiGHS on the full stopping LP.  The relaxation's optimum and
+    the Lagrangian bound (full_duals) of its privacy duals are both >= that optimum, and
+    the full LP's optimal q is feasible for the relaxation."""
+    n = 14
+    weights = rank_payoff(n, payoff, m)
+    full = stopping_lp(n, eps, delta, l, weights)
+    full_sol = solve(full, "simplex")
+    relaxation = privacy_relaxation_lp(n, eps, delta, l, weights)
+    relaxed = solve(relaxation, "simplex")
+    assert relaxed.objective >= full_sol.objective - 1e-9
+    bound, _ = dual_objective(full, full_duals(full, np.maximum(relaxed.row_duals[:-1], 0)))
+    assert full_sol.objective - 1e-9 <= bound <= relaxed.objective + 1e-9
+    assert relaxation.max_violation(split_solution(full, full_sol.x).rank_distribution) < 1e-9
+
+
+def test_privacy_relaxation_without_privacy_puts_everything_on_the_best_payoff():
+    n = 6
+    lp = privacy_relaxation_lp(n, math.inf, 0.0, 1, rank_payoff(n, "rank"))
+    assert lp.num_rows == 1
+    assert solve(lp, "simplex").objective == pytest.approx(-1.0, abs=1e-12)
+
+
 @pytest.mark.parametrize("kwargs, match", [
     (dict(n=1), "n must be an integer >= 2"),
     (dict(l=0), "l must be an integer in"),
@@ -138,6 +176,8 @@ def test_bad_input_is_rejected(kwargs, match):
     args.update(kwargs)
     with pytest.raises(InvalidModelError, match=match):
         stopping_lp(payoff=np.ones(max(args["n"], 2)), **args)
+    with pytest.raises(InvalidModelError, match=match):
+        privacy_relaxation_lp(payoff=np.ones(max(args["n"], 2)), **args)
     with pytest.raises(InvalidModelError, match="payoff"):
         rank_payoff(5, "worst")
     with pytest.raises(InvalidModelError, match="m must be"):

@@ -159,6 +159,24 @@ def test_bad_input(kwargs, match):
         optimal_private_rule(**args)
 
 
+def test_geometric_relaxation_certifies_the_upper_side_at_once():
+    """δ = 0, l = 1, small ε: the stopping LP attains the relaxation's geometric bound
+    (1 - e^-ε) / (1 - e^-εn) (closed form; HiGHS on the full LP as second reference), and
+    column generation's bound equals it from the first iteration on."""
+    n, eps = 60, 0.1
+    geometric = -math.expm1(-eps) / -math.expm1(-eps * n)
+    full = optimal_private_rule(n, eps, 0.0, 1, method="highs")
+    assert full.expected_payoff == pytest.approx(geometric, abs=1e-8)
+    with pytest.raises(ConvergenceError) as stop:
+        optimal_private_rule(n, eps, 0.0, 1, method="column-generation", max_iterations=2)
+    assert stop.value.upper == pytest.approx(geometric, abs=1e-11)
+    assert stop.value.lower < stop.value.upper
+    result = optimal_private_rule(n, eps, 0.0, 1, method="column-generation")
+    assert result.upper_bound == pytest.approx(geometric, abs=1e-11)
+    assert 0 <= result.gap <= 1e-9
+    assert result.realised_delta == 0.0
+
+
 def test_auto_method_choice_and_limits():
     assert optimal_private_rule(30, 0.5, 0.01).method == "highs"
     assert optimal_private_rule(130, 0.5, 0.01).method == "column-generation"
