@@ -17,9 +17,10 @@ coin with ``frac = gamma - floor(gamma)``: ``exp(-gamma) = exp(-1)^floor(gamma) 
 
 How the draws are organised (each step is exact):
 
-1. ``Bernoulli(gamma / K)`` with ``gamma = f / h`` is ``[U = 0] and [V < f]`` with ``U``
-   uniform on ``{0..K-1}`` and ``V`` uniform on ``{0..h-1}`` independent:
-   ``Pr = (1/K)(f/h)``.  ``V`` is drawn only when ``U = 0`` (its value matters only then).
+1. ``Bernoulli(gamma / K)`` with ``gamma = f / h`` is ``[W < f]`` with ``W`` uniform on
+   ``{0..K h - 1}`` (``Pr = f / (K h)``) when ``K h <= 2^63``; else ``[U = 0] and [V < f]``
+   with ``U`` uniform on ``{0..K-1}`` and ``V`` uniform on ``{0..h-1}`` independent:
+   ``Pr = (1/K)(f/h)``, ``V`` drawn only when ``U = 0`` (its value matters only then).
    For a unit coin (``gamma = 1``) ``A`` is ``[U = 0]`` alone, and round ``K = 1`` is
    certain.
 2. Lockstep: all coins of a batch are in the same round ``K``, so ``U`` has one bound and
@@ -34,6 +35,11 @@ How the draws are organised (each step is exact):
    skipped only when the outcome no longer depends on it; neither changes the joint
    distribution of the outputs.  For a coin far out in the tail (large ``gamma``) the
    typical cost is one random byte.
+
+:func:`exp_coin` flips one coin with Python integers by the same steps (``[W < f]`` for
+any ``K h``), stopping at the first unit factor that is tails.  It is for the samplers'
+one-candidate-at-a-time paths, where a few coins are flipped and numpy's per-call cost
+would dominate.
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ import numpy as np
 
 from optmech.exact_random import INT64_MAX, RandomBytes, to_int64_if_fits
 
-__all__ = ["BULK_UNITS", "Ratios", "exp_coins", "unit_blocks"]
+__all__ = ["BULK_UNITS", "Ratios", "exp_coin", "exp_coins", "unit_blocks"]
 
 BULK_UNITS = 8   # unit factors whose round-2 bits share one random byte
 _MASKS = np.array([(1 << m) - 1 for m in range(BULK_UNITS + 1)], dtype=np.uint8)
@@ -76,7 +82,7 @@ class Ratios:
         words = source.words(index.size, np.uint32).astype(np.int64)
         fixed = self.fixed[index]
         heads = words < fixed
-        tie = np.flatnonzero(words == fixed)
+        tie = (words == fixed).nonzero()[0]
         if tie.size:
             rest = self.shifted[index[tie]] - fixed[tie].astype(object) * self.h
             heads[tie] = Ratios(rest, self.h).coins(source, np.arange(tie.size))
@@ -103,8 +109,7 @@ def unit_blocks(source: RandomBytes, units: np.ndarray) -> np.ndarray:
     the survivors' units (step 3 of the module docstring)."""
     mask = _MASKS[units]
     alive = (source.words(units.size, np.uint8) & mask) == mask
-    idx = np.flatnonzero(alive)
-    idx = idx[units[idx] > 0]
+    idx = (alive & (units > 0)).nonzero()[0]
     if idx.size:
         owner = np.repeat(idx, units[idx])
         alive[owner[~_unit_rounds(source, owner.size, start=3)]] = False
@@ -118,9 +123,13 @@ def _fraction_coins(source: RandomBytes, fractions: Ratios, index: np.ndarray) -
     active = np.arange(index.size)
     k = 1
     while active.size:
-        going_on = source.below(k, active.size) == 0                    # [U = 0]
-        rest = np.flatnonzero(going_on)
-        going_on[rest] = fractions.coins(source, index[active[rest]])   # and [V < f]
+        if fractions.small and k * fractions.h <= INT64_MAX + 1:
+            # [U = 0] and [V < f] in one draw: [W < f], W uniform on [0, K h)
+            going_on = source.below(k * fractions.h, active.size) < fractions.f[index[active]]
+        else:
+            going_on = source.below(k, active.size) == 0                    # [U = 0]
+            rest = going_on.nonzero()[0]
+            going_on[rest] = fractions.coins(source, index[active[rest]])   # and [V < f]
         heads[active[~going_on]] = k % 2 == 1
         active = active[going_on]
         k += 1
@@ -143,13 +152,40 @@ def exp_coins(source: RandomBytes, g: np.ndarray, h: int, index: np.ndarray,
     if passed_units is not None:
         remaining = remaining - passed_units
     heads = np.ones(index.size, dtype=bool)
-    todo = np.flatnonzero(remaining > 0)
+    todo = (remaining > 0).nonzero()[0]
     while todo.size:
         block = np.minimum(remaining[todo], BULK_UNITS).astype(np.int64)
         passed = unit_blocks(source, block)
         heads[todo[~passed]] = False
         remaining[todo] -= block
         todo = todo[passed & (remaining[todo] > 0)]
-    todo = np.flatnonzero(heads & (fractions.f > 0)[index])
+    todo = (heads & (fractions.f > 0)[index]).nonzero()[0]
     heads[todo] = _fraction_coins(source, fractions, index[todo])
     return heads
+
+
+def _unit_heads(source: RandomBytes) -> bool:
+    """One unit coin (Algorithm 1, gamma = 1) that has reached round 3 with ``A = 1``."""
+    k = 3
+    while source.integer_below(k) == 0:      # A ~ Bernoulli(1 / K)
+        k += 1
+    return k % 2 == 1
+
+
+def exp_coin(source: RandomBytes, g: int, h: int) -> bool:
+    """One Bernoulli(exp(-g / h)) coin (Python ints ``g >= 0``, ``h >= 1``): unit factors
+    in blocks of up to ``BULK_UNITS`` (their round-2 bits first, as :func:`unit_blocks`),
+    then the fraction, stopping at the first factor that is tails (module docstring)."""
+    whole, f = divmod(g, h)
+    while whole > 0:
+        m = min(whole, BULK_UNITS)
+        if source.integer_below(1 << m) != (1 << m) - 1:   # some unit stops at K = 2
+            return False
+        for _ in range(m):
+            if not _unit_heads(source):
+                return False
+        whole -= m
+    k = 1
+    while f and source.integer_below(k * h) < f:           # A ~ Bernoulli((f / h) / K)
+        k += 1
+    return k % 2 == 1

@@ -14,8 +14,10 @@ uniform bits (the top ``k`` bits of a uniform word) and accept the value if it i
 ``bound``.  Each attempt gives every value ``< bound`` probability ``2^-k`` and attempts are
 independent, so an accepted value is exactly uniform; an attempt succeeds with probability
 ``bound / 2^k > 1/2``.  Rejected positions are redrawn until none is left, which keeps the
-accepted values independent of each other.  Bounds up to ``2^63`` use numpy words;
-larger bounds use Python integers (same rejection, one value at a time).
+accepted values independent of each other.  :meth:`RandomBytes.below` draws arrays of
+them (bounds up to ``2^63``, numpy words); :meth:`RandomBytes.integer_below` draws one
+Python integer, for any bound, from the top ``k`` bits of ``ceil(k / 8)`` bytes (the
+samplers' one-coin-at-a-time paths, where numpy's per-call cost would dominate).
 """
 
 from __future__ import annotations
@@ -37,9 +39,10 @@ _DTYPES = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 
 def to_int64_if_fits(values: np.ndarray) -> np.ndarray:
-    """``values`` (integers) as int64 if they all fit, else unchanged."""
+    """``values`` (integers) as int64 if they all fit (not copied if int64 already), else
+    unchanged."""
     try:
-        return values.astype(np.int64)
+        return values.astype(np.int64, copy=False)
     except OverflowError:
         return values
 
@@ -65,16 +68,25 @@ class RandomBytes:
 
     def _bytes(self, count: int) -> bytes:
         """The next ``count`` bytes of the stream.  Small requests are served from a block
-        (one system call instead of many; blocks double from 1 KiB up to ``_BUFFER``
+        (one system call instead of many; blocks double from 256 bytes up to ``_BUFFER``
         bytes); bytes left in a block are dropped, never reused, which leaves the stream
         uniform."""
         if count > _BUFFER // 4:
             return self._source(count)
         if self._used + count > len(self._buffer):
-            size = min(max(2 * len(self._buffer), 1024, 4 * count), _BUFFER)
+            size = min(max(2 * len(self._buffer), 256, 2 * count), _BUFFER)
             self._buffer, self._used = self._source(size), 0
         self._used += count
         return self._buffer[self._used - count:self._used]
+
+    def integer_below(self, bound: int) -> int:
+        """One uniform integer on ``[0, bound)`` (a Python int, any ``bound >= 1``)."""
+        k = (bound - 1).bit_length()
+        size = (k + 7) >> 3
+        while True:
+            value = int.from_bytes(self._bytes(size), "little") >> (8 * size - k)
+            if value < bound:
+                return value
 
     def words(self, count: int, dtype) -> np.ndarray:
         """``count`` independent uniform unsigned integers of ``dtype``."""
@@ -95,7 +107,7 @@ class RandomBytes:
         out = self._top_bits(count, k)
         if bound == 1 << k:                   # a power of two: nothing to reject
             return out
-        redo = np.flatnonzero(out >= bound)
+        redo = (out >= bound).nonzero()[0]
         while redo.size:
             out[redo] = self._top_bits(redo.size, k)
             redo = redo[out[redo] >= bound]

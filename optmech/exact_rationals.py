@@ -19,6 +19,8 @@ vectorised; two operations touch them, and both are exact:
   ``M 2^E`` (``numpy.frexp``, then scaling the mantissa by ``2^53``, both exact) and
   brought to a common power of two.  int64 arithmetic is used only after checking with
   Python integers that nothing can overflow; otherwise the numbers stay Python ints.
+* :meth:`ExactScores.exponent_of`: the same ``x_r`` for one candidate, in Python
+  integers from ``as_integer_ratio`` (exact for ints, floats and ``Fraction``).
 """
 
 from __future__ import annotations
@@ -131,7 +133,7 @@ class ExactScores:
         if kind in "iu":
             return to_int64_if_fits(arr.astype(object) if kind == "u" else arr)
         if kind == "f" and arr.dtype.itemsize <= 8:
-            values = arr.astype(np.float64)            # float16/32 -> float64 is exact
+            values = arr.astype(np.float64, copy=False)    # float16/32 -> float64: exact
             if not np.isfinite(values).all():
                 raise InvalidArgumentError("scores", scores, _SCORES_ALLOWED)
             return values
@@ -189,13 +191,22 @@ class ExactScores:
         # the others count the thresholds >= q_r.
         k = len(thresholds)
         units = np.full(values.size, k, dtype=np.uint8)
-        near = np.flatnonzero(values > thresholds[-1]) if k else np.arange(values.size)
+        near = (values > thresholds[-1]).nonzero()[0] if k else np.arange(values.size)
         values = values[near]
         count = np.zeros(near.size, dtype=np.uint8)
         for t in thresholds[:-1]:
             count += values <= t
         units[near] = count
         return units
+
+    def exponent_of(self, exponent: Fraction, r: int):
+        """``(g, h)``, Python ints in lowest terms with ``exponent (q* - q_r) = g / h``."""
+        top_num, top_den = self.top.as_integer_ratio()
+        num, den = self.values.item(r).as_integer_ratio()
+        g = exponent.numerator * (top_num * den - num * top_den)
+        h = exponent.denominator * top_den * den
+        common = math.gcd(g, h)
+        return g // common, h // common
 
     def exponents(self, exponent: Fraction, idx: np.ndarray):
         """``(g, h, index)`` with ``exponent (q* - q_r) = g[index[i]] / h`` exactly for
@@ -250,5 +261,5 @@ def _distinct(values: np.ndarray):
     if values.dtype != object and values.size and int(values.max()) < 4 * values.size:
         present = np.zeros(int(values.max()) + 1, dtype=bool)
         present[values] = True
-        return np.flatnonzero(present), (np.cumsum(present) - 1)[values]
+        return present.nonzero()[0], (np.cumsum(present) - 1)[values]
     return np.unique(values, return_inverse=True)

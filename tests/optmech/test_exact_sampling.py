@@ -26,7 +26,7 @@ from optmech import (
     ReportNoisyMax,
     UniformSelection,
 )
-from optmech.exact_bernoulli import BULK_UNITS, Ratios, exp_coins, unit_blocks
+from optmech.exact_bernoulli import BULK_UNITS, Ratios, exp_coin, exp_coins, unit_blocks
 from optmech.exact_random import RandomBytes
 from optmech.exact_rationals import ExactScores, exact_exponent
 from optmech.exact_sampling import (
@@ -82,6 +82,26 @@ def test_exact_samples_follow_the_pmf(mechanism, case):
     assert chi_square_pvalue(draws, mech.pmf(shifted)) > 1e-4
 
 
+@pytest.mark.parametrize("mechanism", [PermuteAndFlip, ExponentialMechanism])
+@pytest.mark.parametrize("case", sorted(SCORE_CASES))
+def test_one_coin_at_a_time_samples_follow_the_pmf(monkeypatch, mechanism, case):
+    """Every coin flipped one at a time (exp_coin, ExactScores.exponent_of): PF visits
+    lazily and EM attempts one by one for all 4000 draws; chi-square as above."""
+    monkeypatch.setattr(exact_sampling._Coins, "one_by_one_pays", lambda self, flipped: True)
+    monkeypatch.setattr(exact_sampling, "_ROWS_COINS", 10**9)
+    flips = []
+    original = exact_sampling._Coins.flip
+    monkeypatch.setattr(exact_sampling._Coins, "flip",
+                        lambda self, *args: flips.append(1) or original(self, *args))
+    scores, epsilon = SCORE_CASES[case]
+    mech = mechanism(epsilon)
+    draws = mech.sample(scores, size=4_000, rng=np.random.default_rng(26), exact=True)
+    exact = [as_fraction(v) for v in scores]
+    shifted = np.array([float(v - max(exact)) for v in exact])
+    assert not flips
+    assert chi_square_pvalue(draws, mech.pmf(shifted)) > 1e-4
+
+
 LARGE_CASES = {
     # sum_r p_r = 40: PF usually finds a head among the first n/32 visited candidates
     "visits in random order": np.r_[0, np.full(20, -1), np.full(1479, -8)],
@@ -108,17 +128,53 @@ def test_exact_samples_follow_the_pmf_for_many_candidates(monkeypatch, mechanism
     assert chi_square_pvalue(in_top, np.full(top.size, 1 / top.size)) > 1e-4
 
 
+@pytest.mark.parametrize("one_by_one", [0, 1])
 @pytest.mark.parametrize("scores", [np.array([0.0, -1.5, -1.5, -1.5]),
                                     np.array([2, 2, 1, 0, -1, 1])], ids=str)
-def test_lazy_permute_and_flip_on_few_candidates(monkeypatch, scores):
-    """The lazy path where PF and EM differ most: one candidate visited per batch, the
-    switch to flipping the rest after half of them (so revisiting a candidate, or
-    re-flipping a visited one, would shift the draws towards EM)."""
+def test_lazy_permute_and_flip_on_few_candidates(monkeypatch, scores, one_by_one):
+    """The lazy path where PF and EM differ most: ``one_by_one`` candidates visited one at
+    a time, then one per batch, the switch to flipping the rest after half of them (so
+    revisiting a candidate, or re-flipping a visited one, would shift the draws towards
+    EM)."""
     monkeypatch.setattr(exact_sampling, "_LAZY_MIN", 2)
     monkeypatch.setattr(exact_sampling, "_LAZY_SHARE", 2)
     monkeypatch.setattr(exact_sampling, "_LAZY_BATCH", 1)
+    monkeypatch.setattr(exact_sampling, "_ONE_BY_ONE", one_by_one)
     draws = PermuteAndFlip(1.0).sample(scores, 10_000, np.random.default_rng(25), exact=True)
     assert chi_square_pvalue(draws, PermuteAndFlip(1.0).pmf(scores)) > 1e-4
+
+
+SWITCH_CASES = {
+    # every coin has weight 256 (x < 1): all draws stay lazy, finishing with the rest
+    "stays lazy": (np.array([0.0, -1.5, -1.5, -1.5]), {"rest"}),
+    # far candidates (x = 10) bring the heads-rate estimate down: the rest go as rows
+    "then rows": (np.r_[0, 0, np.full(20, -20)], {"rest", "rows"}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SWITCH_CASES))
+def test_lazy_draws_finish_with_the_rest_then_switch_to_rows(monkeypatch, case):
+    """Fewer than _LAZY_MIN candidates: a lazy draw whose one-by-one visit finds no head
+    finishes with a uniform head of the unvisited candidates' coins; later draws go as
+    rows of all coins once the heads-rate estimate is low.  (Abandoning such a draw and
+    drawing it afresh would not be exact: the kept draws would lean towards EM.)"""
+    monkeypatch.setattr(exact_sampling, "_ONE_BY_ONE", 1)
+    monkeypatch.setattr(exact_sampling, "_PROBE", 0)     # the first draw is lazy
+    monkeypatch.setattr(exact_sampling, "_ROWS_COINS", 10**9)
+    paths = []
+    lazy, rows = exact_sampling._lazy_permute_and_flip, exact_sampling._uniform_head_per_row
+    flip = exact_sampling._Coins.flip
+    monkeypatch.setattr(exact_sampling, "_uniform_head_per_row",
+                        lambda *args: paths.append("rows") or rows(*args))
+    monkeypatch.setattr(exact_sampling._Coins, "flip",
+                        lambda self, *args: paths.append("rest") or flip(self, *args))
+    monkeypatch.setattr(exact_sampling, "_lazy_permute_and_flip",
+                        lambda *args: paths.append("lazy") or lazy(*args))
+    scores, expected = SWITCH_CASES[case]
+    mech = PermuteAndFlip(1.0)
+    draws = mech.sample(scores, 10_000, np.random.default_rng(27), exact=True)
+    assert set(paths) - {"lazy"} == expected and paths[0] == "lazy"
+    assert chi_square_pvalue(draws, mech.pmf(scores)) > 1e-4
 
 
 def test_monotonic_and_sensitivity_set_the_exponent():
@@ -166,7 +222,8 @@ def test_a_far_below_candidate_is_never_drawn_but_ties_split_evenly():
 # --- Bernoulli(exp(-x)) and Bernoulli(p) ------------------------------------------------
 
 X_GRID = [0, Fraction(1, 7), Fraction(1, 2), 1, Fraction(3, 2), 2, 3, Fraction(16, 3), 8,
-          Fraction(37, 4), 12, 0.1, Fraction(10**30 + 1, 10**30)]
+          Fraction(37, 4), 12, 0.1, Fraction(10**30 + 1, 10**30),
+          Fraction(2**62, 2**62 + 1)]   # K h > 2^63 from round K = 2
 
 
 @pytest.mark.parametrize("x", X_GRID, ids=str)
@@ -175,6 +232,15 @@ def test_bernoulli_exp_frequency(x):
     trials = 400_000
     heads = int(bernoulli_exp(x, trials, np.random.default_rng(12)).sum())
     assert within_binomial(heads, trials, math.exp(-float(x)))
+
+
+@pytest.mark.parametrize("x", X_GRID, ids=str)
+def test_one_coin_at_a_time_frequency(x):
+    """exp_coin (Python integers), 50000 coins: within 5 binomial standard errors."""
+    source = RandomBytes(np.random.default_rng(28))
+    g, h = Fraction(x).as_integer_ratio()
+    heads = sum(exp_coin(source, g, h) for _ in range(50_000))
+    assert within_binomial(heads, 50_000, math.exp(-float(x)))
 
 
 def _fake_source(data: bytes) -> RandomBytes:
@@ -273,6 +339,13 @@ def test_uniform_integers_are_uniform():
         binned = draws * 10 // bound if bound > 1000 else draws
         cells = min(bound, 10) if bound > 1000 else bound
         assert stats.chisquare(np.bincount(binned, minlength=cells)).pvalue > 1e-4
+    for bound in (1, 3, 5, 256, 1000, 2**70 + 3):
+        draws = np.array([source.integer_below(bound) for _ in range(20_000)], dtype=object)
+        assert draws.min() >= 0 and draws.max() < bound
+        binned = (draws * 10 // bound if bound > 1000 else draws).astype(np.int64)
+        cells = min(bound, 10) if bound > 1000 else bound
+        if cells > 1:
+            assert stats.chisquare(np.bincount(binned, minlength=cells)).pvalue > 1e-4
     bounds = np.array([1, 2, 3, 7, 2**62], dtype=np.int64).repeat(20_000)
     draws = source.below_each(bounds)
     assert ((draws >= 0) & (draws < bounds)).all()
@@ -317,6 +390,9 @@ def test_threshold_classes_and_exponents_match_fractions(case):
     top = max(as_fraction(v) for v in scores)
     expected = [exponent * (top - as_fraction(scores[i])) for i in idx]
     assert [Fraction(int(g[j]), h) for j in index] == expected
+    one_at_a_time = [exact.exponent_of(exponent, int(i)) for i in idx]
+    assert all(type(g) is int and type(h) is int for g, h in one_at_a_time)
+    assert [Fraction(g, h) for g, h in one_at_a_time] == expected
 
 
 def test_exp_coins_accept_python_int_tables():
