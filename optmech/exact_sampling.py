@@ -200,13 +200,9 @@ def _lazy_permute_and_flip(coins: _Coins, n: int) -> int:
     return int(heads[source.below(heads.size, 1)[0]])
 
 
-def _permute_and_flip(scores: ExactScores, exponent: Fraction, count: int,
-                      source: RandomBytes) -> np.ndarray:
-    n = scores.size
+def _permute_and_flip(coins: _Coins, count: int) -> np.ndarray:
+    n = coins.scores.size
     out = np.zeros(count, dtype=np.int64)
-    if n == 1:
-        return out
-    coins = _Coins(scores, exponent, source)
     done = 0
     if n >= _LAZY_MIN or count * (_LAZY_COINS - n) <= _ROWS_COINS:
         if count > 1 and n < _LAZY_MIN:
@@ -223,13 +219,9 @@ def _permute_and_flip(scores: ExactScores, exponent: Fraction, count: int,
     return out
 
 
-def _exponential_mechanism(scores: ExactScores, exponent: Fraction, count: int,
-                           source: RandomBytes) -> np.ndarray:
-    n = scores.size
+def _exponential_mechanism(coins: _Coins, count: int) -> np.ndarray:
+    n, source = coins.scores.size, coins.source
     out = np.zeros(count, dtype=np.int64)
-    if n == 1:
-        return out
-    coins = _Coins(scores, exponent, source)
     filled = attempts = 0
     while filled < count and coins.one_by_one_pays(attempts):
         r = source.integer_below(n)
@@ -255,8 +247,10 @@ def _exponential_mechanism(scores: ExactScores, exponent: Fraction, count: int,
 def _run(sampler, scores, epsilon, sensitivity, monotonic, count, rng) -> np.ndarray:
     exponent = exact_exponent(epsilon, sensitivity, monotonic)
     count = check_integer(count, "count", minimum=0)
-    source = RandomBytes(rng)
-    return sampler(ExactScores.from_input(scores), exponent, count, source)
+    scores = ExactScores.from_input(scores)
+    if scores.size == 1:
+        return np.zeros(count, dtype=np.int64)
+    return sampler(_Coins(scores, exponent, RandomBytes(rng)), count)
 
 
 def permute_and_flip_exact(scores, epsilon, sensitivity=1, monotonic: bool = False,
