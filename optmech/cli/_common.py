@@ -104,6 +104,14 @@ def float_range(text: str) -> list[float]:
     return np.linspace(start, stop, num).tolist()
 
 
+def add_actions(parser: argparse.ArgumentParser, metavar: str = "ACTION"):
+    """The required sub-commands of a command (``args.action``), parsed by the command's
+    own parser class, so bad input stays one line and exit status 2."""
+    actions = parser.add_subparsers(dest="action", metavar=metavar, parser_class=type(parser))
+    actions.required = True
+    return actions
+
+
 def add_sweep_flags(parser: argparse.ArgumentParser) -> None:
     """``--workers``, ``--dask-scheduler`` and ``--cache`` for commands that sweep cells
     (:func:`optmech.sweep.run_sweep`); read them back with :func:`sweep_options`."""

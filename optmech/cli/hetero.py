@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from optmech.cli._common import (add_json_flag, add_sweep_flags, emit, float_range,
+from optmech.cli._common import (add_actions, add_json_flag, add_sweep_flags, emit, float_range,
                                  format_table, positive_int, sweep_options)
 from optmech.heterogeneous import MECHANISM_NAMES
 
@@ -26,8 +26,7 @@ def register(subparsers) -> None:
         description="Mechanisms for candidates with their own sensitivities (GEM, mGEM, "
                     "combined GEM, RS_gamma, RNM, uniform) on the synthetic scenarios of the "
                     "heterogeneous-sensitivities paper.")
-    actions = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=type(parser))
-    actions.required = True
+    actions = add_actions(parser)
     run_parser = actions.add_parser(
         "run", help="mean squared error versus epsilon on one scenario",
         description="Exact expected squared error of every mechanism, averaged over trials "

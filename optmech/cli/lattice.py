@@ -12,7 +12,7 @@ import argparse
 import functools
 import sys
 
-from optmech.cli._common import (add_json_flag, add_sweep_flags, emit, float_range,
+from optmech.cli._common import (add_actions, add_json_flag, add_sweep_flags, emit, float_range,
                                  format_table, int_list, positive_float, sweep_options)
 
 WEIGHTINGS = ("lattice", "cube")
@@ -81,7 +81,7 @@ def register(subparsers) -> None:
         description="The LP of the optimal regular mechanism on the bounded 2Δ-lattice "
                     "(permute-and-flip paper, Section 5 and Appendix D): certified optimum "
                     "and optimality ratios (Figure 2).  Errors are in units of Δ = 1.")
-    actions = parser.add_subparsers(dest="action", required=True, metavar="{solve,ratio}")
+    actions = add_actions(parser, metavar="{solve,ratio}")
 
     solve = actions.add_parser("solve", help="certified optimum and optimality ratios",
                                description="Certified optimum of the lattice LP for one "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from optmech.cli._common import (add_json_flag, emit, format_table, positive_float,
+from optmech.cli._common import (add_actions, add_json_flag, emit, format_table, positive_float,
                                  positive_int)
 from optmech.multiselect import DISUTILITIES
 
@@ -17,9 +17,7 @@ def register(subparsers) -> None:
         "multiselect", help="k results under local geographic DP: optimal offsets, DILP",
         description="Multi-selection (Goel et al.): the user adds noise of scale 1/eps, the "
                     "server returns s + a_1..s + a_k, the user keeps the nearest result.")
-    actions = parser.add_subparsers(dest="action", metavar="ACTION",
-                                    parser_class=type(parser))
-    actions.required = True
+    actions = add_actions(parser)
 
     cost = actions.add_parser(
         "cost", help="optimal offsets and the cost f(eps, k) = E min_i h(|Y - a_i|)",

@@ -13,7 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
-from optmech.cli._common import OneLineParser
+from optmech.cli._common import add_actions
 from optmech.progress import progress
 from optmech.validation import InvalidArgumentError
 
@@ -23,8 +23,7 @@ def register(subparsers) -> None:
         "proofs", help="check the papers' closed forms by machine",
         description="Check every registered identity of the papers (SymPy, exact fractions, "
                     "exhaustive enumeration, mpmath) and report verified / erratum / failed.")
-    actions = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=OneLineParser)
-    actions.required = True
+    actions = add_actions(parser)
 
     check = actions.add_parser("check", help="run the checks and print the outcomes",
                                description="Run the checks; exit status 0 only when nothing "

@@ -7,7 +7,7 @@ import argparse
 import math
 import sys
 
-from optmech.cli._common import add_json_flag, emit, format_table
+from optmech.cli._common import add_actions, add_json_flag, emit, format_table
 
 __all__ = ["register"]
 
@@ -22,9 +22,7 @@ def register(subparsers) -> None:
         description="Differentially private stopping rules for the secretary problem "
                     "(private-secretary-v2): exact privacy of the p-mix of the optimal rule "
                     "with the blind choice, and the optimal (ε, δ)-DP rule by LP.")
-    actions = parser.add_subparsers(dest="action", metavar="ACTION",
-                                    parser_class=type(parser))
-    actions.required = True
+    actions = add_actions(parser)
 
     profile = actions.add_parser(
         "profile", help="ε(δ) or δ(ε) of the p-mix, exact and asymptotic",
