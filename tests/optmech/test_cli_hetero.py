@@ -9,12 +9,7 @@ import pytest
 from optmech.cli import main
 from optmech.hetero_scenarios import run_scenario, scenario
 from optmech.heterogeneous import MECHANISM_NAMES
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from tests.cli_helpers import run_cli as run
 
 
 def test_json_contract_and_values(capsys):

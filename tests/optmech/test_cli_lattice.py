@@ -6,18 +6,12 @@ import sys
 
 import pytest
 
-from optmech.cli import main
 from optmech.mechanisms import PermuteAndFlip
 from optmech.optimality import optimality_ratio, solve_lattice
+from tests.cli_helpers import run_cli as run
 
 KEYS = {"n", "k", "epsilon", "variables", "constraints", "total_error", "ratios",
         "solve_seconds", "status"}
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_solve_json_contract(capsys):

@@ -8,12 +8,11 @@ import sys
 import pytest
 
 from optmech.cli import main
+from tests.cli_helpers import run_cli
 
 
 def run(capsys, *argv):
-    code = main(["multiselect", *argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
+    return run_cli(capsys, "multiselect", *argv)
 
 
 def test_cost_json_contract(capsys):

@@ -8,12 +8,7 @@ import pytest
 
 from optmech.cli import main
 from optmech.secretary import compare_with_pmix, pmix_delta, pmix_epsilon, rank_distribution
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from tests.cli_helpers import run_cli as run
 
 
 def test_profile_epsilon_for_delta_json(capsys):

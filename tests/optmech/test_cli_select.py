@@ -9,12 +9,7 @@ import numpy as np
 import pytest
 
 from optmech.cli import main
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from tests.cli_helpers import run_cli as run
 
 
 def test_pmf_json_is_the_exact_pmf(capsys):
