@@ -4,10 +4,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import optmech
 from optmech.cli import bench, main
+from tests.cli_helpers import run_cli_error
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -37,8 +36,6 @@ def test_options_are_forwarded(monkeypatch):
 def test_outside_a_checkout_is_a_one_line_error(monkeypatch, tmp_path, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(optmech, "__file__", str(tmp_path / "site" / "optmech" / "__init__.py"))
-    with pytest.raises(SystemExit) as stop:
-        main(["bench"])
-    assert stop.value.code == 2
-    err = capsys.readouterr().err
+    code, _, err = run_cli_error(capsys, "bench")
+    assert code == 2
     assert err.count("\n") == 1 and "source checkout" in err

@@ -6,8 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from optmech.cli import main
-from tests.cli_helpers import run_cli as run
+from tests.cli_helpers import run_cli as run, run_cli_error
 
 
 def test_json_contract_on_two_bins(capsys, tmp_path):
@@ -65,10 +64,8 @@ def test_bad_input_is_one_line_with_status_2(capsys, tmp_path, extra, file_text,
         (tmp_path / "h.csv").write_text(file_text)
     args = ["data", "error", "--task", "mode", "--eps", "1"]
     args += [a.replace("{tmp}", str(tmp_path)) for a in extra]
-    with pytest.raises(SystemExit) as info:
-        main(args)
-    assert info.value.code == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert captured.err.count("\n") == 1 and needle in captured.err
-    assert "Traceback" not in captured.err
+    code, out, err = run_cli_error(capsys, *args)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and needle in err
+    assert "Traceback" not in err

@@ -6,10 +6,9 @@ import sys
 
 import pytest
 
-from optmech.cli import main
 from optmech.hetero_scenarios import run_scenario, scenario
 from optmech.heterogeneous import MECHANISM_NAMES
-from tests.cli_helpers import run_cli as run
+from tests.cli_helpers import run_cli as run, run_cli_error
 
 
 def test_json_contract_and_values(capsys):
@@ -54,12 +53,10 @@ def test_table_and_sweep(capsys):
     (["--scenario", "1"], "--eps"),
 ])
 def test_bad_input_is_one_line_exit_2(capsys, argv, fragment):
-    with pytest.raises(SystemExit) as info:
-        main(["hetero", "run", *argv])
-    out = capsys.readouterr()
-    assert info.value.code == 2 and out.out == ""
-    assert len(out.err.strip().splitlines()) == 1 and fragment in out.err
-    assert out.err.startswith("optmech: error:")
+    code, out, err = run_cli_error(capsys, "hetero", "run", *argv)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and fragment in err
+    assert err.startswith("optmech: error:")
 
 
 def test_bad_input_from_the_shell_has_no_traceback():

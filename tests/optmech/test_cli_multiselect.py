@@ -7,8 +7,7 @@ import sys
 
 import pytest
 
-from optmech.cli import main
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import run_cli, run_cli_error
 
 
 def run(capsys, *argv):
@@ -79,10 +78,8 @@ def test_sample_json(capsys):
     (["dilp", "--k", "2", "--eps", "1", "--grid", "41", "--plot", "x.png"], "--plot"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, word):
-    with pytest.raises(SystemExit) as info:
-        main(["multiselect", *argv])
-    err = capsys.readouterr().err
-    assert info.value.code == 2
+    code, _, err = run_cli_error(capsys, "multiselect", *argv)
+    assert code == 2
     assert err.count("\n") == 1 and word in err and "Traceback" not in err
 
 

@@ -6,9 +6,8 @@ import sys
 
 import pytest
 
-from optmech.cli import main
 from optmech.secretary import compare_with_pmix, pmix_delta, pmix_epsilon, rank_distribution
-from tests.cli_helpers import run_cli as run
+from tests.cli_helpers import run_cli as run, run_cli_error
 
 
 def test_profile_epsilon_for_delta_json(capsys):
@@ -85,10 +84,8 @@ def test_optimal_other_payoffs_and_table(capsys):
     (["optimal", "--n", "ten", "--eps", "0.5", "--delta", "0.01"], "invalid int"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, fragment):
-    with pytest.raises(SystemExit) as stop:
-        main(["secretary", *argv])
-    err = capsys.readouterr().err
-    assert stop.value.code == 2
+    code, _, err = run_cli_error(capsys, "secretary", *argv)
+    assert code == 2
     assert len(err.strip().splitlines()) == 1 and fragment in err
 
 

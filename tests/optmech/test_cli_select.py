@@ -8,8 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from optmech.cli import main
-from tests.cli_helpers import run_cli as run
+from tests.cli_helpers import run_cli as run, run_cli_error
 
 
 def test_pmf_json_is_the_exact_pmf(capsys):
@@ -62,10 +61,8 @@ def test_bad_input_is_one_line_with_status_2(capsys, bad, argument):
         if key not in overridden:
             args += [key, value]
     args += bad
-    with pytest.raises(SystemExit) as info:
-        main(args)
-    assert info.value.code == 2
-    err = capsys.readouterr().err
+    code, _, err = run_cli_error(capsys, *args)
+    assert code == 2
     assert err.count("\n") == 1 and argument in err and "Traceback" not in err
 
 
