@@ -10,6 +10,7 @@ import pytest
 
 from proofs.report import DEFAULT_PATH, render
 from proofs.registry import CheckResult, Identity, Outcome
+from tests.cli_helpers import run_cli_error
 
 KNOWN_ERRATA = {"secretary.rank_distribution", "secretary.lemma3_difference_recurrence",
                 "multiselect.section_2_3_2_plot_constant",
@@ -51,12 +52,8 @@ def test_check_table_for_one_identity(capsys):
     ["proofs", "regenerate", "--output", "."],
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, capsys):
-    from optmech.cli import main
-
-    with pytest.raises(SystemExit) as stop:
-        main(argv)
-    err = capsys.readouterr().err
-    assert stop.value.code == 2
+    code, _, err = run_cli_error(capsys, *argv)
+    assert code == 2
     assert err.startswith("optmech: error: ") and err.count("\n") == 1
 
 
