@@ -27,12 +27,16 @@ Two solvers of the same LP:
   ``F(y) = max_rules E[g] + δ sum(y)`` (Lagrangian duality); so does F at the privacy
   duals of the relaxation over rank distributions alone
   (:func:`lp_models.stopping.privacy_relaxation_lp`, n columns, milliseconds), evaluated
-  once before the loop.  Where the stopping LP attains the relaxation (small ε with
-  δ = 0, l = 1: the geometric rank law) that bound is the optimum up to the relaxation
-  solve's tolerance (~1e-10 at n = 1000) and certifies the upper side at once; it does
-  not steer the pricing (stabilising towards those multipliers slows the lower side:
-  every rule has the same Lagrangian payoff there).  The loop stops when the best bound
-  is within ``tolerance`` of the mixture's value.
+  once before the loop.  Where the stopping LP attains the relaxation, that bound is the
+  optimum up to the relaxation solve's tolerance (~1e-10 at n = 1000) and certifies the
+  upper side at once.  With δ = 0, l = 1 the relaxation's optimum is the geometric rank
+  law ``q[k] ∝ e^{-ε k}``, which stopping rules attain only up to some n that shrinks as
+  ε grows (measured: ε = 0.1 up to n = 150 at least; ε = 0.3 at n = 40 but not at
+  n = 60, optimum 0.2591793 against 0.2591818; ε = 0.4 not even at n = 16), so the bound
+  is a shortcut, never assumed to be the optimum.  It does not steer the pricing
+  (stabilising towards those multipliers slows the lower side: every rule has the same
+  Lagrangian payoff there).  The loop stops when the best bound is within ``tolerance``
+  of the mixture's value.
 * ``"highs"``: the full LP of :func:`lp_models.stopping.stopping_lp` with HiGHS's dual
   simplex (fine up to n of about 150; its time grows roughly like n^3).  It does not
   suffer from many binding privacy rows (n = 100 with ε = 0.1, δ = 0 in ~3 s against

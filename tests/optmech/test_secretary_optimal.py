@@ -177,6 +177,24 @@ def test_geometric_relaxation_certifies_the_upper_side_at_once():
     assert result.realised_delta == 0.0
 
 
+@pytest.mark.parametrize("n, attained", [(40, True), (60, False)])
+def test_geometric_relaxation_is_attained_only_up_to_some_n(n, attained):
+    """ε = 0.3, δ = 0, l = 1: the geometric bound is the optimum at n = 40 but not at
+    n = 60, where column generation certifies an optimum below it (gap <= 1e-9) and HiGHS
+    on the full LP (independent solver, same LP) agrees; so the relaxation may only serve
+    as a bound, never as the answer."""
+    eps = 0.3
+    geometric = -math.expm1(-eps) / -math.expm1(-eps * n)
+    result = optimal_private_rule(n, eps, 0.0, 1, method="column-generation")
+    full = optimal_private_rule(n, eps, 0.0, 1, method="highs")
+    assert 0 <= result.gap <= 1e-9
+    assert full.expected_payoff == pytest.approx(result.expected_payoff, abs=1e-8)
+    if attained:
+        assert result.upper_bound == pytest.approx(geometric, abs=1e-10)
+    else:
+        assert result.upper_bound < geometric - 1e-6
+
+
 def test_auto_method_choice_and_limits():
     assert optimal_private_rule(30, 0.5, 0.01).method == "highs"
     assert optimal_private_rule(130, 0.5, 0.01).method == "column-generation"
