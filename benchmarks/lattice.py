@@ -27,8 +27,9 @@ from benchmarks._report import peak_rss_mib, run_isolated, write_table
 FULL_SIZES = [(4, 4), (6, 6), (8, 8), (9, 9), (10, 10), (12, 12)]
 QUICK_SIZES = [(4, 4), (6, 6), (8, 8)]
 EPSILONS = (1.0, 0.75, 0.5)
-# Below the tight threshold our solve is an LP (reduced LP, primal simplex from PF); it
-# grows like the baseline's, so it is only attempted up to this size.
+# Below the tight threshold our solve is an LP (reduced LP, one HiGHS model with held rows
+# and row generation, optmech.optimality._highs); its time grows faster than quadratically
+# in the size, so it is only attempted up to this size.
 LP_MAX = 9
 
 
@@ -115,8 +116,7 @@ def main(argv=None) -> None:
                          base_mem, base_gap, speedup + (f", values agree to {agree}"
                                               if agree != "—" else "")))
     notes = (
-        "Timings on a shared 2-core machine (other jobs running); the lead re-measures on a "
-        "quiet one.  'ours' = solve_lattice(n, k, eps) with the regular constraint set and "
+        "Timings on a shared 2-core machine (other jobs running).  'ours' = solve_lattice(n, k, eps) with the regular constraint set and "
         "lattice weighting, including the class enumeration, the certificate (primal checked "
         "against every row, dual bound recomputed by lp_models.program.dual_objective) and "
         "all monotonicity rows checked.  'baseline' = the same LP built straightforwardly "
@@ -125,7 +125,8 @@ def main(argv=None) -> None:
         "rows by ~1e-8, see tests/optmech/test_optimality.py).  eps = 1.0 and 0.75: PF is "
         "optimal and certified by the chain dual recurrence without any LP solve (O(V)).  "
         f"eps = 0.5: an LP solve is needed; ours is attempted up to n = k = {LP_MAX} and is "
-        "not run beyond (its cost grows like the simplex baseline's: see the report).")
+        "not run beyond (its time grows faster than quadratically with the size; see "
+        "optmech.optimality).")
     write_table("lattice", "Lattice LP: certified optimum vs straightforward HiGHS",
                 ["n", "k", "eps", "variables", "rows", "ours s (method)", "ours MiB",
                  "ours gap", "baseline s", "baseline MiB", "baseline gap", "speed-up"],

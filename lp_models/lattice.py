@@ -55,6 +55,7 @@ __all__ = [
     "full_lattice_lp",
     "monotonicity_pair_blocks",
     "monotonicity_pairs",
+    "pair_rows",
     "reduced_lattice_lp",
     "relaxed_lattice_lp",
     "variable_costs",
@@ -121,8 +122,10 @@ def monotonicity_pairs(classes: LatticeClasses) -> tuple[np.ndarray, np.ndarray]
     return (np.concatenate([a for a, _ in blocks]), np.concatenate([b for _, b in blocks]))
 
 
-def _pair_rows(first: np.ndarray, second: np.ndarray, coef_second: float | np.ndarray,
-               num_cols: int) -> sp.csr_matrix:
+def pair_rows(first: np.ndarray, second: np.ndarray, coef_second: float | np.ndarray,
+              num_cols: int) -> sp.csr_matrix:
+    """Rows ``x[first] - coef_second * x[second]`` (one per pair), e.g. privacy rows with
+    ``coef_second = e^-eps`` and monotonicity rows with 1, each meant as ``>= 0``."""
     rows = np.arange(first.size)
     data = np.concatenate([np.ones(first.size),
                            np.broadcast_to(-np.asarray(coef_second, dtype=float), first.shape)])
@@ -170,7 +173,7 @@ def reduced_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice
     sums = sp.csr_matrix((classes.var_count, (classes.var_class, np.arange(num_vars))),
                          shape=(classes.num_classes, num_vars))
     source = np.flatnonzero(classes.var_next >= 0)
-    privacy = _pair_rows(source, classes.var_next[source], math.exp(-epsilon), num_vars)
+    privacy = pair_rows(source, classes.var_next[source], math.exp(-epsilon), num_vars)
     blocks = [sums, privacy]
     if monotone_pairs is not None:
         first, second = (np.asarray(p, dtype=np.int64) for p in monotone_pairs)
@@ -179,7 +182,7 @@ def reduced_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice
     else:
         first = second = np.zeros(0, dtype=np.int64)
     if first.size:
-        blocks.append(_pair_rows(first, second, 1.0, num_vars))
+        blocks.append(pair_rows(first, second, 1.0, num_vars))
     matrix = sp.vstack(blocks, format="csc")
     num_ineq = matrix.shape[0] - classes.num_classes
     row_lower = np.concatenate([np.ones(classes.num_classes), np.zeros(num_ineq)])
@@ -216,7 +219,7 @@ def relaxed_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice
     target = raised_to_top(classes, source)
     sums = sp.csr_matrix((classes.var_count, (classes.var_class, np.arange(num_vars))),
                          shape=(classes.num_classes, num_vars))
-    chained = _pair_rows(source, target, np.exp(-epsilon * classes.var_level[source]), num_vars)
+    chained = pair_rows(source, target, np.exp(-epsilon * classes.var_level[source]), num_vars)
     matrix = sp.vstack([sums, chained], format="csc")
     row_lower = np.concatenate([np.ones(classes.num_classes), np.zeros(source.size)])
     row_upper = np.concatenate([np.ones(classes.num_classes), np.full(source.size, np.inf)])
@@ -294,7 +297,7 @@ def full_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice",
     lower, upper = [np.ones(count)], [np.ones(count)]
 
     def add(first, second, coef, lo, hi):
-        blocks.append(_pair_rows(first, second, coef, num_vars))
+        blocks.append(pair_rows(first, second, coef, num_vars))
         lower.append(np.full(first.size, lo))
         upper.append(np.full(first.size, hi))
 

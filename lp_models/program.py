@@ -8,7 +8,9 @@ Every LP builder in :mod:`lp_models` returns a :class:`LinearProgram`::
 
 with ``A`` a ``scipy.sparse.csc_matrix`` and ``±inf`` for a missing bound.  :func:`solve`
 hands the whole model to HiGHS in one ``passModel`` call (column-wise arrays), runs it once
-with the chosen method, and returns a :class:`Solution`.  Nothing else in the project talks
+with the chosen method, and returns a :class:`Solution`; :class:`HighsModel` keeps the model
+between runs for row generation (rows added, bounds changed, HiGHS re-optimising from its
+last basis), with the same checks on every run.  Nothing else in the project talks
 to ``highspy``.
 
 Guarantees of :func:`solve` (no hidden retries, no silent numbers):
@@ -30,6 +32,7 @@ maximisation).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -38,6 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
+    "HighsModel",
     "InvalidModelError",
     "LinearProgram",
     "METHODS",
@@ -270,77 +274,139 @@ def solve(lp: LinearProgram, method: str = "auto", *, time_limit: float | None =
     feasibility_tolerance : the largest absolute bound violation accepted in the returned
         point (checked here with numpy, whatever HiGHS reports).
     """
-    import highspy
+    model = HighsModel(lp, method, presolve=presolve, options=options, verbose=verbose)
+    return model.run(time_limit=time_limit, warm_start=warm_start,
+                     feasibility_tolerance=feasibility_tolerance)
 
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
-    if time_limit is not None and not (time_limit > 0):
-        raise ValueError(f"time_limit must be positive seconds, got {time_limit!r}")
 
-    def fail(message: str, status: str) -> SolverError:
-        return SolverError(message, status=status, num_rows=lp.num_rows,
-                           num_cols=lp.num_cols, num_nonzeros=lp.num_nonzeros, method=method)
+class HighsModel:
+    """One HiGHS model kept between runs, for row generation and bound changes.
 
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", bool(verbose))
-    for key, value in _highs_options(method, presolve).items():
-        h.setOptionValue(key, value)
-    if time_limit is not None:
-        h.setOptionValue("time_limit", float(time_limit))
-    for key, value in (options or {}).items():
-        h.setOptionValue(key, value)
+    ``run()`` gives the same guarantees as :func:`solve` (status checked, primal point
+    checked against every bound, dual objective recomputed), always against the model as it
+    is now: :attr:`lp` follows every :meth:`add_rows` and :meth:`change_row_bounds`.
+    Between runs HiGHS keeps its basis, so after adding violated rows (dual simplex) or
+    relaxing bounds (primal simplex) it re-optimises from where it stopped instead of from
+    scratch.  ``time_limit`` of a run counts that run only (HiGHS's own clock is cumulative
+    over the model's runs; the difference is taken here).
+    """
 
-    A = lp.matrix
-    sense = highspy.ObjSense.kMinimize if lp.sense == "min" else highspy.ObjSense.kMaximize
-    status = h.passModel(
-        lp.num_cols, lp.num_rows, lp.num_nonzeros, int(highspy.MatrixFormat.kColwise),
-        int(sense), lp.offset, lp.cost, lp.col_lower, lp.col_upper, lp.row_lower,
-        lp.row_upper, A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data,
-        np.zeros(lp.num_cols, dtype=np.int32))
-    if status == highspy.HighsStatus.kError:
-        raise fail("HiGHS rejected the model", "load error")
-    if warm_start is not None:
-        start = highspy.HighsSolution()
-        start.col_value = np.asarray(warm_start, dtype=float).tolist()
-        start.value_valid = True
-        h.setSolution(start)
+    def __init__(self, lp: LinearProgram, method: str = "auto", *,
+                 presolve: bool | None = None, options: Mapping[str, Any] | None = None,
+                 verbose: bool = False):
+        import highspy
 
-    started = time.perf_counter()
-    h.run()
-    seconds = time.perf_counter() - started
-    model_status = h.getModelStatus()
-    status_text = h.modelStatusToString(model_status)
-    if model_status != highspy.HighsModelStatus.kOptimal:
-        raise fail("HiGHS did not reach an optimal solution", status_text)
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+        self.lp = lp
+        self.method = method
+        self._highspy = highspy
+        h = self._highs = highspy.Highs()
+        h.setOptionValue("output_flag", bool(verbose))
+        for key, value in _highs_options(method, presolve).items():
+            h.setOptionValue(key, value)
+        self.set_options(options or {})
+        A = lp.matrix
+        sense = highspy.ObjSense.kMinimize if lp.sense == "min" else highspy.ObjSense.kMaximize
+        status = h.passModel(
+            lp.num_cols, lp.num_rows, lp.num_nonzeros, int(highspy.MatrixFormat.kColwise),
+            int(sense), lp.offset, lp.cost, lp.col_lower, lp.col_upper, lp.row_lower,
+            lp.row_upper, A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data,
+            np.zeros(lp.num_cols, dtype=np.int32))
+        if status == highspy.HighsStatus.kError:
+            raise self._fail("HiGHS rejected the model", "load error")
 
-    sol = h.getSolution()
-    info = h.getInfo()
-    x = np.asarray(sol.col_value, dtype=float)
-    violation = lp.max_violation(x)
-    if violation > feasibility_tolerance:
-        raise fail(f"the returned point violates a bound by {violation:.3g} "
-                   f"(tolerance {feasibility_tolerance:g})",
-                   f"{status_text} but infeasible")
-    if not sol.dual_valid:
-        raise fail("HiGHS returned no dual values", status_text)
-    y = np.asarray(sol.row_dual, dtype=float)
-    dual_value, dual_infeasibility = dual_objective(lp, y)
-    iterations = int(info.simplex_iteration_count + info.ipm_iteration_count
-                     + info.pdlp_iteration_count)
-    return Solution(
-        x=x,
-        row_activity=np.asarray(sol.row_value, dtype=float),
-        row_duals=y,
-        reduced_costs=np.asarray(sol.col_dual, dtype=float),
-        objective=lp.objective_value(x),
-        dual_objective=float(dual_value),
-        status=status_text,
-        method=method,
-        solve_seconds=seconds,
-        iterations=iterations,
-        max_primal_infeasibility=violation,
-        max_dual_infeasibility=max(dual_infeasibility, float(info.max_dual_infeasibility)),
-    )
+    def _fail(self, message: str, status: str) -> SolverError:
+        lp = self.lp
+        return SolverError(message, status=status, num_rows=lp.num_rows, num_cols=lp.num_cols,
+                           num_nonzeros=lp.num_nonzeros, method=self.method)
+
+    def set_options(self, options: Mapping[str, Any]) -> None:
+        """Set HiGHS options verbatim (``setOptionValue``) for the next runs."""
+        for key, value in options.items():
+            self._highs.setOptionValue(key, value)
+
+    def add_rows(self, matrix: sp.spmatrix, lower: np.ndarray, upper: np.ndarray) -> None:
+        """Append rows ``lower <= matrix @ x <= upper`` (``matrix``: one row per new row,
+        ``num_cols`` columns)."""
+        rows = sp.csr_matrix(matrix, dtype=float)
+        if rows.shape[1] != self.lp.num_cols:
+            raise InvalidModelError(f"new rows have {rows.shape[1]} columns, the model "
+                                    f"{self.lp.num_cols}")
+        rows.sort_indices()
+        lower = _as_vector("lower", lower, rows.shape[0])
+        upper = _as_vector("upper", upper, rows.shape[0])
+        self._highs.addRows(rows.shape[0], lower, upper, rows.nnz,
+                            rows.indptr[:-1].astype(np.int32),
+                            rows.indices.astype(np.int32), rows.data)
+        lp = self.lp
+        self.lp = dataclasses.replace(
+            lp, matrix=sp.vstack([lp.matrix, rows], format="csc"),
+            row_lower=np.concatenate([lp.row_lower, lower]),
+            row_upper=np.concatenate([lp.row_upper, upper]), row_labels=None)
+
+    def change_row_bounds(self, rows: np.ndarray, lower: np.ndarray,
+                          upper: np.ndarray) -> None:
+        """New bounds ``lower <= A[rows] @ x <= upper`` for existing rows."""
+        rows = np.asarray(rows, dtype=np.int64)
+        lower = _as_vector("lower", lower, rows.size)
+        upper = _as_vector("upper", upper, rows.size)
+        self._highs.changeRowsBounds(rows.size, rows.astype(np.int32), lower, upper)
+        row_lower, row_upper = self.lp.row_lower.copy(), self.lp.row_upper.copy()
+        row_lower[rows], row_upper[rows] = lower, upper
+        self.lp = dataclasses.replace(self.lp, row_lower=row_lower, row_upper=row_upper)
+
+    def run(self, *, time_limit: float | None = None, warm_start: np.ndarray | None = None,
+            feasibility_tolerance: float = 1e-7) -> Solution:
+        """Run HiGHS from its current state and return a certified :class:`Solution` of
+        :attr:`lp` (parameters as in :func:`solve`)."""
+        highspy, h, lp = self._highspy, self._highs, self.lp
+        if time_limit is not None and not (time_limit > 0):
+            raise ValueError(f"time_limit must be positive seconds, got {time_limit!r}")
+        h.setOptionValue("time_limit", np.inf if time_limit is None
+                         else h.getRunTime() + float(time_limit))
+        if warm_start is not None:
+            start = highspy.HighsSolution()
+            start.col_value = np.asarray(warm_start, dtype=float).tolist()
+            start.value_valid = True
+            h.setSolution(start)
+
+        started = time.perf_counter()
+        h.run()
+        seconds = time.perf_counter() - started
+        model_status = h.getModelStatus()
+        status_text = h.modelStatusToString(model_status)
+        if model_status != highspy.HighsModelStatus.kOptimal:
+            raise self._fail("HiGHS did not reach an optimal solution", status_text)
+
+        sol = h.getSolution()
+        info = h.getInfo()
+        x = np.asarray(sol.col_value, dtype=float)
+        violation = lp.max_violation(x)
+        if violation > feasibility_tolerance:
+            raise self._fail(f"the returned point violates a bound by {violation:.3g} "
+                             f"(tolerance {feasibility_tolerance:g})",
+                             f"{status_text} but infeasible")
+        if not sol.dual_valid:
+            raise self._fail("HiGHS returned no dual values", status_text)
+        y = np.asarray(sol.row_dual, dtype=float)
+        dual_value, dual_infeasibility = dual_objective(lp, y)
+        iterations = int(info.simplex_iteration_count + info.ipm_iteration_count
+                         + info.pdlp_iteration_count)       # this run's (HiGHS resets them)
+        return Solution(
+            x=x,
+            row_activity=np.asarray(sol.row_value, dtype=float),
+            row_duals=y,
+            reduced_costs=np.asarray(sol.col_dual, dtype=float),
+            objective=lp.objective_value(x),
+            dual_objective=float(dual_value),
+            status=status_text,
+            method=self.method,
+            solve_seconds=seconds,
+            iterations=iterations,
+            max_primal_infeasibility=violation,
+            max_dual_infeasibility=max(dual_infeasibility, float(info.max_dual_infeasibility)),
+        )
 
 
 @dataclass(frozen=True)

@@ -20,22 +20,24 @@ How the optimum is found (``method="auto"``):
    the lattice weighting this happens exactly when ``sum_{t=1}^k e^{-eps t} <= 1`` (or
    ``n <= 2``), i.e. for ``eps`` above about 0.61 (k = 3) to ``ln 2`` (large k), well below
    the paper's sufficient threshold ``ln((3 + sqrt 5)/2) = 0.9624``.
-2. Otherwise HiGHS solves the reduced LP by primal simplex started from PF (the fastest of
-   the formulations and solvers measured, see :func:`_highs`); for the regular LP the
-   monotonicity rows are added by row generation (seeded with the block that binds most,
-   then only violated rows; 3-5 rounds at n = k = 8).  The primal is renormalised per
+2. Otherwise HiGHS solves the reduced LP, one model kept between rounds (see
+   :func:`_highs`): the climbing privacy rows from level 2 up start held tight (nearly all
+   are at the optimum) and are released one round after their multiplier turns negative;
+   for the regular LP the monotonicity rows are added by row generation (seeded with the
+   block that binds most, then only violated rows).  The primal is renormalised per
    class and, if a row is violated by rounding, mixed with the strictly feasible point
    ``(uniform + PF) / 2`` just enough to satisfy every row exactly.  The lower bound is the
-   Lagrangian bound at HiGHS's row multipliers of the last restricted LP (a relaxation of
-   the regular LP, so its bound is valid for the full LP).
+   Lagrangian bound at HiGHS's row multipliers of the last model (with the held rows as
+   inequalities; a relaxation of the regular LP, so its bound is valid for the full LP).
 
 Scale.  Step 1 is linear in the number of variables: n = k = 12 (9.1 million variables,
 72.6 million rows of the regular LP) is certified in about 20 s and 2.3 GiB.  Step 2 is a
-simplex solve whose cost grows roughly quadratically (a change of the basis propagates
-through every layer of the recurrence): at eps = 0.5, n = k = 8 takes about 12 s and
-n = k = 9 did not finish in 750 s (``benchmarks/results/lattice.md``).  Measured and
-slower: IPX (7.8 s at n = k = 8 without monotonicity rows, then 50 s only to build its
-preconditioning basis at n = k = 9) and PDLP (73 s at n = k = 8 for a 6e-8 gap).
+simplex solve whose cost grows faster than quadratically (a change of the basis propagates
+through every layer of the recurrence): at eps = 0.5, n = k = 8 takes about 7 s and
+n = k = 9 about 270 s (``benchmarks/results/lattice.md``), so n = k = 10 below the
+threshold is out of reach.  Measured and slower: IPX (7.8 s at n = k = 8 without
+monotonicity rows, then 50 s only to build its preconditioning basis at n = k = 9), PDLP
+(73 s at n = k = 8 for a 6e-8 gap) and Clarabel's interior point (369 s at n = k = 8).
 
 Other ``method`` values (``"simplex"``, ``"ipm"``, ``"pdlp"``) skip step 1 and run that HiGHS
 solver on the reduced LP (a cross-check; PDLP rarely reaches the 1e-7 certificate).
@@ -43,6 +45,7 @@ solver on the reduced LP (a cross-check; PDLP rarely reaches the 1e-7 certificat
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
@@ -54,6 +57,7 @@ from lp_models.lattice import (
     WEIGHTINGS,
     class_weights,
     monotonicity_pair_blocks,
+    pair_rows,
     reduced_lattice_lp,
 )
 from lp_models.lattice_classes import LatticeClasses, lattice_classes
@@ -64,7 +68,7 @@ from lp_models.lattice_recurrences import (
     relaxed_dual,
     relaxed_to_chain_multipliers,
 )
-from lp_models.program import SolverError, dual_objective, solve
+from lp_models.program import HighsModel, SolverError, dual_objective
 from optmech.mechanisms import (
     ExponentialMechanism,
     PermuteAndFlip,
@@ -108,7 +112,8 @@ GAP_TOLERANCE = 1e-7
 RATIO_MECHANISMS = {"pf": lambda eps: PermuteAndFlip(eps),
                     "em": lambda eps: ExponentialMechanism(eps),
                     "rnm_laplace": lambda eps: ReportNoisyMax(eps, noise="laplace")}
-_MAX_ROUNDS = 50  # row-generation rounds (a handful are needed in practice)
+_MAX_ROUNDS = 200  # solve rounds of _highs (releases and row generation; 23 at n = k = 9)
+_HELD_FROM_LEVEL = 2  # climbing privacy rows from this level up start held tight
 
 
 @dataclass(frozen=True, eq=False)
@@ -351,23 +356,40 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
         relaxed_dual_bound=relaxed_bound, classes=classes)
 
 
-def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
-    """Solve the reduced LP with HiGHS, started from PF; row generation for the regular LP.
-    Returns ``(x, last LP solved, its row duals, HiGHS status, method label)``.
+def _violated_monotone_rows(classes: LatticeClasses, x: np.ndarray):
+    """Pairs ``(a, b)`` of every monotonicity row ``x[a] >= x[b]`` that ``x`` violates by
+    more than a relative 1e-12."""
+    found = [(a[bad], b[bad]) for a, b in monotonicity_pair_blocks(classes)
+             for bad in [x[b] - x[a] > 1e-12 * np.maximum(np.abs(x[a]), 1e-300)]]
+    return (np.concatenate([a for a, _ in found]), np.concatenate([b for _, b in found]))
 
-    Measured (n = k = 8, eps = 0.5, Appendix D rows): primal simplex from PF 2.8 s, dual
-    simplex from PF 10 s, the same LP with the privacy rows substituted into bounds
-    (``z[a] = x[a] - e^-eps x[next(a)] >= 0``, C rows but dense columns) 15 s, IPX 24 s;
-    row generation for the regular rows: 12 s against 60-90 s in the substituted form,
-    whose dense monotonicity rows also made HiGHS return points violating rows by 1e-6.
-    With HiGHS's default 1e-7 tolerances the returned point violates rows by ~1e-8 and its
-    objective is off by ~1e-9 relative, so the tolerances are tightened to 1e-10; the
-    certificate, not HiGHS's status, decides what is returned.
+
+def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
+    """Solve the reduced LP with HiGHS: one model kept between rounds (HiGHS re-optimises
+    from its last basis), climbing privacy rows from level ``_HELD_FROM_LEVEL`` up held
+    tight until their multiplier asks to release them, and for the regular LP the
+    monotonicity rows added by row generation.  Returns ``(x, LP certified against, its
+    row duals, HiGHS status, method label)``.
+
+    Rounds: solve; release every held row whose multiplier is negative (the objective
+    improves if it goes slack: HiGHS's primal simplex continues); else add every violated
+    monotonicity row (dual simplex continues); else stop.  The LP certified against is the
+    last model with the held rows as the inequalities they are: their multipliers are then
+    all >= 0 up to 1e-12, so the Lagrangian bound holds for it, a relaxation of the regular
+    LP.  At the optimum nearly every climbing row from level 2 up is tight (eps = 0.5,
+    n = k = 7: 33 of 4752 slack), so holding them removes most of the simplex's work.
+
+    Measured (eps = 0.5, simplex): n = k = 8, 7 s (14 rounds; 27 s with HiGHS's default
+    steepest-edge pricing, whose weights are recomputed after every change, hence Devex;
+    the earlier one-shot models re-solved from PF each round, 12 s); n = k = 9, 273 s
+    (23 rounds; the first two, 65 s each, dominate); one model from scratch without held
+    rows: 30 s at n = k = 8.  With HiGHS's default 1e-7 tolerances the returned point
+    violates rows by ~1e-8 and its objective is off by ~1e-9 relative, so the tolerances
+    are tightened to 1e-10; the certificate, not HiGHS's status, decides what is returned.
     """
     highs_method = "simplex" if method == "auto" else method
-    options = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
-    if highs_method == "simplex":
-        options["simplex_strategy"] = 4
+    simplex = highs_method == "simplex"
+    num_vars = classes.num_variables
     first = second = np.zeros(0, dtype=np.int64)
     if regular and classes.k >= 1:
         # Seed with the rows "raising another item from level 1 to the top does not raise
@@ -377,32 +399,48 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
         blocks = monotonicity_pair_blocks(classes)
         next(blocks), next(blocks)
         first, second = next(blocks)
-    x = pf
+    lp = reduced_lattice_lp(classes.n, classes.k, epsilon, weighting, "paper",
+                            classes=classes, monotone_pairs=(first, second))
+    source = lp.metadata["privacy_source"]
+    held = lp.metadata["num_class_rows"] + np.flatnonzero(
+        classes.var_level[source] >= _HELD_FROM_LEVEL)
+    row_upper = lp.row_upper.copy()
+    row_upper[held] = 0.0
+    options = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+    if simplex:
+        options.update(simplex_dual_edge_weight_strategy=1,
+                       simplex_primal_edge_weight_strategy=1)
+    model = HighsModel(dataclasses.replace(lp, row_upper=row_upper), highs_method,
+                       presolve=True if simplex else None, options=options)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     for _ in range(_MAX_ROUNDS):
-        lp = reduced_lattice_lp(classes.n, classes.k, epsilon, weighting, "paper",
-                                classes=classes, monotone_pairs=(first, second))
         remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-        sol = solve(lp, highs_method, options=options, time_limit=remaining,
-                    warm_start=x if highs_method == "simplex" else None,
-                    feasibility_tolerance=1e-6)
-        x = sol.x
+        sol = model.run(time_limit=remaining, feasibility_tolerance=1e-6)
+        if simplex:
+            model.set_options({"presolve": "off"})    # from now on re-optimise from the basis
+        release = held[sol.row_duals[held] < -1e-12]
+        if release.size:
+            model.change_row_bounds(release, np.zeros(release.size),
+                                    np.full(release.size, np.inf))
+            held = np.setdiff1d(held, release)
+            continue
         if not regular:
             break
-        new_a, new_b = [], []
-        for a, b in monotonicity_pair_blocks(classes):
-            bad = x[b] - x[a] > 1e-12 * np.maximum(np.abs(x[a]), 1e-300)
-            new_a.append(a[bad])
-            new_b.append(b[bad])
-        new_a, new_b = np.concatenate(new_a), np.concatenate(new_b)
+        new_a, new_b = _violated_monotone_rows(classes, sol.x)
         if new_a.size == 0:
             break
+        model.add_rows(pair_rows(new_a, new_b, 1.0, num_vars), np.zeros(new_a.size),
+                       np.full(new_a.size, np.inf))
         first, second = np.concatenate([first, new_a]), np.concatenate([second, new_b])
     else:
         raise SolverError("row generation did not converge", status="row generation",
-                          num_rows=lp.num_rows, num_cols=lp.num_cols,
-                          num_nonzeros=lp.num_nonzeros, method=highs_method)
-    return x, lp, sol.row_duals, sol.status, f"highs-{highs_method}"
+                          num_rows=model.lp.num_rows, num_cols=num_vars,
+                          num_nonzeros=model.lp.num_nonzeros, method=highs_method)
+    row_upper = model.lp.row_upper.copy()
+    row_upper[held] = np.inf
+    certify_lp = dataclasses.replace(model.lp, row_upper=row_upper, metadata={
+        **lp.metadata, "monotone_pairs": (first, second)})
+    return sol.x, certify_lp, sol.row_duals, sol.status, f"highs-{highs_method}"
 
 
 # --------------------------------------------------------------------------- ratios

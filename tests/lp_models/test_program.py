@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 from lp_models.program import (
+    HighsModel,
     InvalidModelError,
     LinearProgram,
     SolverError,
@@ -75,6 +76,52 @@ def test_strong_duality_on_random_feasible_lps():
         s = solve(lp, "simplex")
         assert s.gap <= 1e-9
         assert abs(s.objective - s.dual_objective) <= 1e-9 * max(1, abs(s.objective))
+
+
+def test_kept_model_adds_rows_and_changes_bounds_like_a_fresh_solve():
+    """Wyndor LP kept in one HighsModel: add the row x + y <= 7 (by hand: optimum (1, 6),
+    value 33), then relax 2y <= 12 to 2y <= 14 (optimum (0, 7), value 35); each run gives
+    what a fresh solve of the changed LP gives, and ``model.lp`` is that LP."""
+    model = HighsModel(production_lp("max"), "simplex")
+    assert model.run().objective == pytest.approx(36, abs=1e-9)
+    model.add_rows(sp.csr_matrix([[1.0, 1.0]]), [-INF], [7.0])
+    added = model.run()
+    np.testing.assert_allclose(added.x, [1, 6], atol=1e-9)
+    assert added.objective == pytest.approx(33, abs=1e-9)
+    assert added.gap <= 1e-12
+    assert model.lp.num_rows == 4
+    model.change_row_bounds(np.array([1]), [-INF], [14.0])
+    relaxed = model.run()
+    np.testing.assert_allclose(relaxed.x, [0, 7], atol=1e-9)
+    fresh = solve(model.lp, "simplex")
+    assert relaxed.objective == pytest.approx(fresh.objective, abs=1e-12) == 35
+    np.testing.assert_allclose(relaxed.row_duals, fresh.row_duals, atol=1e-12)
+    with pytest.raises(InvalidModelError, match="columns"):
+        model.add_rows(sp.csr_matrix([[1.0, 1.0, 1.0]]), [0.0], [1.0])
+
+
+def test_row_generation_on_a_kept_model_matches_the_full_lp():
+    """Random covering LP solved by adding violated rows to one model, round after round:
+    the same optimum as the full LP solved at once, with fewer rows."""
+    rng = np.random.default_rng(11)
+    A = sp.random(60, 8, density=0.5, random_state=rng, format="csr") + sp.csr_matrix(
+        np.eye(60, 8))
+    b = rng.uniform(1, 2, 60)
+    full = LinearProgram(cost=rng.uniform(1, 2, 8), matrix=A, row_lower=b,
+                         row_upper=np.full(60, INF))
+    model = HighsModel(LinearProgram(cost=full.cost, matrix=A[:8], row_lower=b[:8],
+                                     row_upper=np.full(8, INF)), "simplex")
+    present = list(range(8))
+    while True:
+        sol = model.run()
+        violated = np.setdiff1d(np.flatnonzero(A @ sol.x < b - 1e-9), present)
+        if not violated.size:
+            break
+        model.add_rows(A[violated], b[violated], np.full(violated.size, INF))
+        present += violated.tolist()
+    assert sol.objective == pytest.approx(solve(full, "simplex").objective, rel=1e-10)
+    assert full.max_violation(sol.x) <= 1e-9
+    assert model.lp.num_rows == len(present) < 60
 
 
 def test_dual_objective_by_hand_with_exact_fractions():
