@@ -114,6 +114,7 @@ RATIO_MECHANISMS = {"pf": lambda eps: PermuteAndFlip(eps),
                     "rnm_laplace": lambda eps: ReportNoisyMax(eps, noise="laplace")}
 _MAX_ROUNDS = 200  # solve rounds of _highs (releases and row generation; 23 at n = k = 9)
 _HELD_FROM_LEVEL = 2  # climbing privacy rows from this level up start held tight
+_DUAL_SIMPLEX, _PRIMAL_SIMPLEX = 1, 4  # HiGHS simplex_strategy values
 
 
 @dataclass(frozen=True, eq=False)
@@ -372,8 +373,10 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
     row duals, HiGHS status, method label)``.
 
     Rounds: solve; release every held row whose multiplier is negative (the objective
-    improves if it goes slack: HiGHS's primal simplex continues); else add every violated
-    monotonicity row (dual simplex continues); else stop.  The LP certified against is the
+    improves if it goes slack; the basis stays primal feasible, so primal simplex
+    continues: 0.9 s against 3.9 s for HiGHS's default dual simplex in the first release
+    round at n = k = 8); else add every violated monotonicity row (the basis stays dual
+    feasible: dual simplex continues); else stop.  The LP certified against is the
     last model with the held rows as the inequalities they are: their multipliers are then
     all >= 0 up to 1e-12, so the Lagrangian bound holds for it, a relaxation of the regular
     LP.  At the optimum nearly every climbing row from level 2 up is tight (eps = 0.5,
@@ -423,6 +426,8 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
             model.change_row_bounds(release, np.zeros(release.size),
                                     np.full(release.size, np.inf))
             held = np.setdiff1d(held, release)
+            if simplex:                    # the basis stays primal feasible
+                model.set_options({"simplex_strategy": _PRIMAL_SIMPLEX})
             continue
         if not regular:
             break
@@ -431,6 +436,8 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
             break
         model.add_rows(pair_rows(new_a, new_b, 1.0, num_vars), np.zeros(new_a.size),
                        np.full(new_a.size, np.inf))
+        if simplex:                        # the basis stays dual feasible
+            model.set_options({"simplex_strategy": _DUAL_SIMPLEX})
         first, second = np.concatenate([first, new_a]), np.concatenate([second, new_b])
     else:
         raise SolverError("row generation did not converge", status="row generation",
