@@ -328,7 +328,7 @@ class HighsModel:
 
     def add_rows(self, matrix: sp.spmatrix, lower: np.ndarray, upper: np.ndarray) -> None:
         """Append rows ``lower <= matrix @ x <= upper`` (``matrix``: one row per new row,
-        ``num_cols`` columns)."""
+        ``num_cols`` columns); :attr:`lp` drops its row labels, if it had any."""
         rows = sp.csr_matrix(matrix, dtype=float)
         if rows.shape[1] != self.lp.num_cols:
             raise InvalidModelError(f"new rows have {rows.shape[1]} columns, the model "

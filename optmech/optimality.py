@@ -328,8 +328,8 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
         if abs(primal - bound) <= gap_tolerance * abs(primal):
             row_duals = y
     if row_duals is None:
-        x, certify_lp, row_duals, status, used = _highs(classes, epsilon, weighting, pf,
-                                                        regular, method, time_limit)
+        x, certify_lp, row_duals, status, used = _highs(classes, epsilon, weighting, regular,
+                                                        method, time_limit)
         pairs = certify_lp.metadata["monotone_pairs"] if regular else None
         x = _repair(classes, epsilon, x, pf, regular)
     primal, bound, violation = _certify(certify_lp, x, row_duals)
@@ -360,12 +360,15 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
 def _violated_monotone_rows(classes: LatticeClasses, x: np.ndarray):
     """Pairs ``(a, b)`` of every monotonicity row ``x[a] >= x[b]`` that ``x`` violates by
     more than a relative 1e-12."""
-    found = [(a[bad], b[bad]) for a, b in monotonicity_pair_blocks(classes)
-             for bad in [x[b] - x[a] > 1e-12 * np.maximum(np.abs(x[a]), 1e-300)]]
-    return (np.concatenate([a for a, _ in found]), np.concatenate([b for _, b in found]))
+    firsts, seconds = [], []
+    for a, b in monotonicity_pair_blocks(classes):
+        bad = x[b] - x[a] > 1e-12 * np.maximum(np.abs(x[a]), 1e-300)
+        firsts.append(a[bad])
+        seconds.append(b[bad])
+    return np.concatenate(firsts), np.concatenate(seconds)
 
 
-def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
+def _highs(classes, epsilon, weighting, regular, method, time_limit):
     """Solve the reduced LP with HiGHS: one model kept between rounds (HiGHS re-optimises
     from its last basis), climbing privacy rows from level ``_HELD_FROM_LEVEL`` up held
     tight until their multiplier asks to release them, and for the regular LP the
