@@ -39,9 +39,11 @@ def main(argv=None) -> int:
                         *(["--quick"] if args.quick else [])], check=True, cwd=HERE.parent)
         seconds[name] = time.perf_counter() - start
     tables = sorted(RESULTS.glob("*.md"))
+    earlier = ("; the other tables are from earlier runs (machine and date under each title)"
+               if set(names) != set(modules()) else "")
     lines = ["# optmech benchmarks", "",
              f"_{machine_line()}_ — {'quick' if args.quick else 'full'} run of "
-             f"{', '.join(names)} ({sum(seconds.values()):.0f} s).", "",
+             f"{', '.join(names)} ({sum(seconds.values()):.0f} s){earlier}.", "",
              "Each table below was written by `python -m benchmarks.<module>`; a ratio "
              "compares two implementations measured in the same process.", ""]
     for table in tables:

@@ -34,7 +34,7 @@ Scale.  Step 1 is linear in the number of variables: n = k = 12 (9.1 million var
 72.6 million rows of the regular LP) is certified in about 20 s and 2.3 GiB.  Step 2 is a
 simplex solve whose cost grows faster than quadratically (a change of the basis propagates
 through every layer of the recurrence): at eps = 0.5, n = k = 8 takes about 7 s and
-n = k = 9 about 270 s (``benchmarks/results/lattice.md``), so n = k = 10 below the
+n = k = 9 about 3 minutes (``benchmarks/results/lattice.md``), so n = k = 10 below the
 threshold is out of reach.  Measured and slower: IPX (7.8 s at n = k = 8 without
 monotonicity rows, then 50 s only to build its preconditioning basis at n = k = 9), PDLP
 (73 s at n = k = 8 for a 6e-8 gap) and Clarabel's interior point (369 s at n = k = 8).
@@ -387,9 +387,11 @@ def _highs(classes, epsilon, weighting, regular, method, time_limit):
 
     Measured (eps = 0.5, simplex): n = k = 8, 7 s (14 rounds; 27 s with HiGHS's default
     steepest-edge pricing, whose weights are recomputed after every change, hence Devex;
-    the earlier one-shot models re-solved from PF each round, 12 s); n = k = 9, 273 s
-    (23 rounds; the first two, 65 s each, dominate); one model from scratch without held
-    rows: 30 s at n = k = 8.  With HiGHS's default 1e-7 tolerances the returned point
+    the earlier one-shot models re-solved from PF each round, 12 s); n = k = 9, 182 s
+    (273 s with dual simplex in every round; the first round, about 65 s, dominates; the
+    earlier one-shot models did not finish in 750 s); one model from scratch without held
+    rows: 30 s at n = k = 8.  n = k = 10: the first round alone had not finished after 19
+    minutes.  With HiGHS's default 1e-7 tolerances the returned point
     violates rows by ~1e-8 and its objective is off by ~1e-9 relative, so the tolerances
     are tightened to 1e-10; the certificate, not HiGHS's status, decides what is returned.
     """
