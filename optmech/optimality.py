@@ -21,9 +21,9 @@ How the optimum is found (``method="auto"``):
    ``n <= 2``), i.e. for ``eps`` above about 0.61 (k = 3) to ``ln 2`` (large k), well below
    the paper's sufficient threshold ``ln((3 + sqrt 5)/2) = 0.9624``.
 2. Otherwise HiGHS solves the reduced LP, one model kept between rounds (see
-   :func:`_highs`): the climbing privacy rows from level 2 up start held tight (nearly all
-   are at the optimum) and are released one round after their multiplier turns negative;
-   for the regular LP the monotonicity rows are added by row generation (seeded with the
+   :func:`_highs`): every climbing privacy row starts held tight, so the first point is
+   PF, and a row is released when its multiplier turns negative (few are slack at the
+   optimum); for the regular LP the monotonicity rows are added by row generation (seeded with the
    block that binds most, then only violated rows).  The primal is renormalised per
    class and, if a row is violated by rounding, mixed with the strictly feasible point
    ``(uniform + PF) / 2`` just enough to satisfy every row exactly.  The lower bound is the
@@ -33,8 +33,8 @@ How the optimum is found (``method="auto"``):
 Scale.  Step 1 is linear in the number of variables: n = k = 12 (9.1 million variables,
 72.6 million rows of the regular LP) is certified in about 20 s and 2.3 GiB.  Step 2 is a
 simplex solve whose cost grows faster than quadratically (a change of the basis propagates
-through every layer of the recurrence): at eps = 0.5, n = k = 8 takes about 7 s and
-n = k = 9 about 3 minutes (``benchmarks/results/lattice.md``), so n = k = 10 below the
+through every layer of the recurrence): at eps = 0.5, n = k = 8 takes about 3 s and
+n = k = 9 about 80 s (``benchmarks/results/lattice.md``), so n = k = 10 below the
 threshold is out of reach.  Measured and slower: IPX (7.8 s at n = k = 8 without
 monotonicity rows, then 50 s only to build its preconditioning basis at n = k = 9), PDLP
 (73 s at n = k = 8 for a 6e-8 gap) and Clarabel's interior point (369 s at n = k = 8).
@@ -113,7 +113,6 @@ RATIO_MECHANISMS = {"pf": lambda eps: PermuteAndFlip(eps),
                     "em": lambda eps: ExponentialMechanism(eps),
                     "rnm_laplace": lambda eps: ReportNoisyMax(eps, noise="laplace")}
 _MAX_ROUNDS = 200  # solve rounds of _highs (releases and row generation; 23 at n = k = 9)
-_HELD_FROM_LEVEL = 2  # climbing privacy rows from this level up start held tight
 _DUAL_SIMPLEX, _PRIMAL_SIMPLEX = 1, 4  # HiGHS simplex_strategy values
 
 
@@ -328,8 +327,8 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
         if abs(primal - bound) <= gap_tolerance * abs(primal):
             row_duals = y
     if row_duals is None:
-        x, certify_lp, row_duals, status, used = _highs(classes, epsilon, weighting, regular,
-                                                        method, time_limit)
+        x, certify_lp, row_duals, status, used = _highs(classes, epsilon, weighting, pf,
+                                                        regular, method, time_limit)
         pairs = certify_lp.metadata["monotone_pairs"] if regular else None
         x = _repair(classes, epsilon, x, pf, regular)
     primal, bound, violation = _certify(certify_lp, x, row_duals)
@@ -368,32 +367,34 @@ def _violated_monotone_rows(classes: LatticeClasses, x: np.ndarray):
     return np.concatenate(firsts), np.concatenate(seconds)
 
 
-def _highs(classes, epsilon, weighting, regular, method, time_limit):
-    """Solve the reduced LP with HiGHS: one model kept between rounds (HiGHS re-optimises
-    from its last basis), climbing privacy rows from level ``_HELD_FROM_LEVEL`` up held
-    tight until their multiplier asks to release them, and for the regular LP the
-    monotonicity rows added by row generation.  Returns ``(x, LP certified against, its
-    row duals, HiGHS status, method label)``.
+def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
+    """Solve the reduced LP with HiGHS, one model kept between rounds (HiGHS re-optimises
+    from its last basis), and for the regular LP add the monotonicity rows by row
+    generation.  Returns ``(x, LP certified against, its row duals, HiGHS status, method
+    label)``.
 
-    Rounds: solve; release every held row whose multiplier is negative (the objective
-    improves if it goes slack; the basis stays primal feasible, so primal simplex
-    continues: 0.9 s against 3.9 s for HiGHS's default dual simplex in the first release
-    round at n = k = 8); else add every violated monotonicity row (the basis stays dual
-    feasible: dual simplex continues); else stop.  The LP certified against is the
-    last model with the held rows as the inequalities they are: their multipliers are then
-    all >= 0 up to 1e-12, so the Lagrangian bound holds for it, a relaxation of the regular
-    LP.  At the optimum nearly every climbing row from level 2 up is tight (eps = 0.5,
-    n = k = 7: 33 of 4752 slack), so holding them removes most of the simplex's work.
+    Simplex (the default): every climbing privacy row starts *held* as an equality, which
+    leaves exactly one point, PF (recurrence (5)), the start.  Rounds: solve; release every
+    held row whose multiplier is negative (the objective improves if it goes slack; the
+    basis stays primal feasible, so primal simplex continues); else add every violated
+    monotonicity row (the basis stays dual feasible: dual simplex continues); else stop.
+    The LP certified against is the last model with the held rows as the inequalities they
+    are: their multipliers are then all >= 0 up to 1e-12, so the Lagrangian bound holds for
+    it, a relaxation of the regular LP.  Few rows need releasing (eps = 0.5, n = k = 7: 214
+    of 5544 climbing rows are slack at the optimum), so the simplex walks only the short
+    way from PF.  Other methods run on the plain model, one solve per round.
 
-    Measured (eps = 0.5, simplex): n = k = 8, 7 s (14 rounds; 27 s with HiGHS's default
-    steepest-edge pricing, whose weights are recomputed after every change, hence Devex;
-    the earlier one-shot models re-solved from PF each round, 12 s); n = k = 9, 182 s
-    (273 s with dual simplex in every round; the first round, about 65 s, dominates; the
-    earlier one-shot models did not finish in 750 s); one model from scratch without held
-    rows: 30 s at n = k = 8.  n = k = 10: the first round alone had not finished after 19
-    minutes.  With HiGHS's default 1e-7 tolerances the returned point
-    violates rows by ~1e-8 and its objective is off by ~1e-9 relative, so the tolerances
-    are tightened to 1e-10; the certificate, not HiGHS's status, decides what is returned.
+    Measured (eps = 0.5, no other job running): n = k = 8, 2.9 s; n = k = 9, 83 s (the
+    first release round, 37 s, dominates).  Slower variants: rows held from level 2 only
+    and the first round presolved (4.2 s and about 150 s), the same from PF (3.4 s,
+    124 s); HiGHS's default dual simplex after releases (first release round 3.9 s against
+    0.9 s at n = k = 8) and its default steepest-edge pricing, whose weights are recomputed
+    after every change (27 s against 7 s at n = k = 8), hence Devex; the earlier one-shot
+    models re-solved from PF every round (12 s; n = k = 9 not in 750 s); one model from
+    scratch without held rows (30 s at n = k = 8).  With HiGHS's default 1e-7 tolerances
+    the returned point violates rows by ~1e-8 and its objective is off by ~1e-9 relative,
+    so the tolerances are tightened to 1e-10; the certificate, not HiGHS's status, decides
+    what is returned.
     """
     highs_method = "simplex" if method == "auto" else method
     simplex = highs_method == "simplex"
@@ -409,23 +410,23 @@ def _highs(classes, epsilon, weighting, regular, method, time_limit):
         first, second = next(blocks)
     lp = reduced_lattice_lp(classes.n, classes.k, epsilon, weighting, "paper",
                             classes=classes, monotone_pairs=(first, second))
-    source = lp.metadata["privacy_source"]
-    held = lp.metadata["num_class_rows"] + np.flatnonzero(
-        classes.var_level[source] >= _HELD_FROM_LEVEL)
-    row_upper = lp.row_upper.copy()
-    row_upper[held] = 0.0
     options = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+    held = np.zeros(0, dtype=np.int64)
+    row_upper = lp.row_upper.copy()
     if simplex:
-        options.update(simplex_dual_edge_weight_strategy=1,
+        held = lp.metadata["num_class_rows"] + np.arange(lp.metadata["num_privacy_rows"])[
+            classes.var_level[lp.metadata["privacy_source"]] >= 1]
+        row_upper[held] = 0.0
+        options.update(simplex_strategy=_PRIMAL_SIMPLEX, simplex_dual_edge_weight_strategy=1,
                        simplex_primal_edge_weight_strategy=1)
     model = HighsModel(dataclasses.replace(lp, row_upper=row_upper), highs_method,
-                       presolve=True if simplex else None, options=options)
+                       presolve=False if simplex else None, options=options)
+    start = pf if simplex else None
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     for _ in range(_MAX_ROUNDS):
         remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-        sol = model.run(time_limit=remaining, feasibility_tolerance=1e-6)
-        if simplex:
-            model.set_options({"presolve": "off"})    # from now on re-optimise from the basis
+        sol = model.run(time_limit=remaining, warm_start=start, feasibility_tolerance=1e-6)
+        start = None
         release = held[sol.row_duals[held] < -1e-12]
         if release.size:
             model.change_row_bounds(release, np.zeros(release.size),
