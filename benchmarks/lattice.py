@@ -116,8 +116,9 @@ def main(argv=None) -> None:
                          base_mem, base_gap, speedup + (f", values agree to {agree}"
                                               if agree != "—" else "")))
     notes = (
-        "Timings on a shared 2-core machine (other jobs running).  'ours' = solve_lattice(n, k, eps) with the regular constraint set and "
-        "lattice weighting, including the class enumeration, the certificate (primal checked "
+        "Timings on a shared 2-core machine (other jobs running).  'ours' = "
+        "solve_lattice(n, k, eps) with the regular constraint set and lattice weighting, "
+        "including the class enumeration, the certificate (primal checked "
         "against every row, dual bound recomputed by lp_models.program.dual_objective) and "
         "all monotonicity rows checked.  'baseline' = the same LP built straightforwardly "
         "(every row, unnormalised) and solved by HiGHS with default options; its gap is the "

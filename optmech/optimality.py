@@ -23,8 +23,8 @@ How the optimum is found (``method="auto"``):
 2. Otherwise HiGHS solves the reduced LP, one model kept between rounds (see
    :func:`_highs`): every climbing privacy row starts held tight, so the first point is
    PF, and a row is released when its multiplier turns negative (few are slack at the
-   optimum); for the regular LP the monotonicity rows are added by row generation (seeded with the
-   block that binds most, then only violated rows).  The primal is renormalised per
+   optimum); for the regular LP the monotonicity rows are added by row generation
+   (seeded with the block that binds most, then only violated rows).  The primal is renormalised per
    class and, if a row is violated by rounding, mixed with the strictly feasible point
    ``(uniform + PF) / 2`` just enough to satisfy every row exactly.  The lower bound is the
    Lagrangian bound at HiGHS's row multipliers of the last model (with the held rows as
