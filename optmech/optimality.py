@@ -431,9 +431,8 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
         if release.size:
             model.change_row_bounds(release, np.zeros(release.size),
                                     np.full(release.size, np.inf))
-            held = np.setdiff1d(held, release)
-            if simplex:                    # the basis stays primal feasible
-                model.set_options({"simplex_strategy": _PRIMAL_SIMPLEX})
+            held = np.setdiff1d(held, release)     # (rows are held only for simplex)
+            model.set_options({"simplex_strategy": _PRIMAL_SIMPLEX})  # basis primal feasible
             continue
         if not regular:
             break
