@@ -385,7 +385,9 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
     way from PF.  Other methods run on the plain model, one solve per round.
 
     Measured (eps = 0.5, no other job running): n = k = 8, 2.9 s; n = k = 9, 83 s (the
-    first release round, 37 s, dominates).  Slower variants: rows held from level 2 only
+    first release round, 37 s, dominates); n = k = 10 (with a second job on the other
+    core): the first release round alone 1187 s (46050 pivots), and the solve had not
+    finished after 45 minutes.  Slower variants: rows held from level 2 only
     and the first round presolved (4.2 s and about 150 s), the same from PF (3.4 s,
     124 s); HiGHS's default dual simplex after releases (first release round 3.9 s against
     0.9 s at n = k = 8) and its default steepest-edge pricing, whose weights are recomputed
