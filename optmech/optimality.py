@@ -416,8 +416,8 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
     held = np.zeros(0, dtype=np.int64)
     row_upper = lp.row_upper.copy()
     if simplex:
-        held = lp.metadata["num_class_rows"] + np.arange(lp.metadata["num_privacy_rows"])[
-            classes.var_level[lp.metadata["privacy_source"]] >= 1]
+        held = lp.metadata["num_class_rows"] + np.flatnonzero(
+            classes.var_level[lp.metadata["privacy_source"]] >= 1)
         row_upper[held] = 0.0
         options.update(simplex_strategy=_PRIMAL_SIMPLEX, simplex_dual_edge_weight_strategy=1,
                        simplex_primal_edge_weight_strategy=1)
