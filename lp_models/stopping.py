@@ -52,6 +52,7 @@ instances at n = 200 it stalls numerically); beyond that use the column generati
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -381,19 +382,11 @@ def privacy_relaxation_lp(n: int, epsilon: float, delta: float, l: int,
     n = _check_size(n)
     epsilon, delta, l = _check_privacy(n, epsilon, delta, l)
     payoff = _check_payoff(payoff, n)
-    first, second = privacy_pairs(n, l) if math.isfinite(epsilon) else (np.zeros(0, int),) * 2
-    pairs = np.arange(first.size)
-    rows = np.concatenate([pairs, pairs, np.full(n, first.size)])
-    cols = np.concatenate([first, second, np.arange(n)])
-    vals = np.concatenate([np.ones(first.size), np.full(first.size, -math.exp(epsilon)
-                                                         if first.size else 0.0),
-                           np.ones(n)])
-    matrix = sp.csc_matrix((vals, (rows, cols)), shape=(first.size + 1, n))
-    return LinearProgram(
-        cost=payoff, matrix=matrix,
-        row_lower=np.concatenate([np.full(first.size, -np.inf), [1.0]]),
-        row_upper=np.concatenate([np.full(first.size, delta), [1.0]]),
-        sense="max", name=f"privacy relaxation n={n} eps={epsilon:g} delta={delta:g} l={l}",
+    pairs = privacy_pairs(n, l) if math.isfinite(epsilon) else (np.zeros(0, int),) * 2
+    # the mixture LP over the n point masses: any q is a mixture of them
+    lp = mixture_lp(np.eye(n), payoff, epsilon, delta, pairs)
+    return dataclasses.replace(
+        lp, name=f"privacy relaxation n={n} eps={epsilon:g} delta={delta:g} l={l}",
         metadata={"n": n, "epsilon": epsilon, "delta": delta, "l": l})
 
 
