@@ -44,9 +44,9 @@ def machine_line() -> str:
 
     versions = f"numpy {numpy.__version__}, scipy {scipy.__version__}"
     try:
-        import highspy
+        from lp_models.program import new_highs
 
-        versions += f", highspy {highspy.Highs().version()}"
+        versions += f", highspy {new_highs().version()}"
     except Exception:  # pragma: no cover - highspy is a core dependency
         pass
     return (f"{platform.node()} · {platform.machine()} · Python {platform.python_version()} · "

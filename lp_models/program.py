@@ -33,6 +33,8 @@ maximisation).
 from __future__ import annotations
 
 import dataclasses
+import os
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -279,6 +281,25 @@ def solve(lp: LinearProgram, method: str = "auto", *, time_limit: float | None =
                      feasibility_tolerance=feasibility_tolerance)
 
 
+def new_highs():
+    """A fresh ``highspy.Highs`` with nothing written to stdout.
+
+    highspy 1.16 prints its version banner to the C-level stdout when the first ``Highs`` of a
+    process is constructed, before any option can silence it; that would corrupt ``--json``
+    output, so file descriptor 1 points to ``os.devnull`` during construction."""
+    import highspy
+
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            return highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 class HighsModel:
     """One HiGHS model kept between runs, for row generation and bound changes.
 
@@ -301,7 +322,7 @@ class HighsModel:
         self.lp = lp
         self.method = method
         self._highspy = highspy
-        h = self._highs = highspy.Highs()
+        h = self._highs = new_highs()
         h.setOptionValue("output_flag", bool(verbose))
         for key, value in _highs_options(method, presolve).items():
             h.setOptionValue(key, value)
