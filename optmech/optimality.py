@@ -21,23 +21,29 @@ How the optimum is found (``method="auto"``):
    ``n <= 2``), i.e. for ``eps`` above about 0.61 (k = 3) to ``ln 2`` (large k), well below
    the paper's sufficient threshold ``ln((3 + sqrt 5)/2) = 0.9624``.
 2. Otherwise HiGHS solves the reduced LP, one model kept between rounds (see
-   :func:`_highs`): every climbing privacy row starts held tight, so the first point is
-   PF, and a row is released when its multiplier turns negative (few are slack at the
-   optimum); for the regular LP the monotonicity rows are added by row generation
-   (seeded with the block that binds most, then only violated rows).  The primal is renormalised per
-   class and, if a row is violated by rounding, mixed with the strictly feasible point
-   ``(uniform + PF) / 2`` just enough to satisfy every row exactly.  The lower bound is the
+   :func:`_highs`); for the regular LP the monotonicity rows are added by row generation
+   (seeded with the block that binds most, then only violated rows).  The solver is the
+   primal simplex: every climbing privacy row starts held tight, so the first point is PF,
+   and a row is released when its multiplier turns negative (few are slack at the
+   optimum).  Below eps = 0.25 on models of 5000 variables or more (n = k = 7 and up) so
+   many rows are slack at the optimum that HiGHS's interior point (IPX, then simplex from
+   its crossover basis) is used instead (6.5 times faster at n = k = 8, eps = 0.2).
+   The primal is renormalised per class and, if a row is violated by rounding, mixed with
+   the strictly feasible point ``(uniform + PF) / 2`` just enough to satisfy every row
+   exactly.  The lower bound is the
    Lagrangian bound at HiGHS's row multipliers of the last model (with the held rows as
    inequalities; a relaxation of the regular LP, so its bound is valid for the full LP).
 
 Scale.  Step 1 is linear in the number of variables: n = k = 12 (9.1 million variables,
-72.6 million rows of the regular LP) is certified in about 20 s and 2.3 GiB.  Step 2 is a
-simplex solve whose cost grows faster than quadratically (a change of the basis propagates
+72.6 million rows of the regular LP) is certified in about 20 s and 2.3 GiB.  Step 2 is an
+LP solve whose cost grows faster than quadratically (a change of the basis propagates
 through every layer of the recurrence): at eps = 0.5, n = k = 8 takes about 3 s and
 n = k = 9 about 80 s (``benchmarks/results/lattice.md``), so n = k = 10 below the
-threshold is out of reach.  Measured and slower: IPX (7.8 s at n = k = 8 without
-monotonicity rows, then 50 s only to build its preconditioning basis at n = k = 9), PDLP
-(73 s at n = k = 8 for a 6e-8 gap) and Clarabel's interior point (369 s at n = k = 8).
+threshold is out of reach.  Smaller eps is slower: at n = k = 8, 160 s at eps = 0.2
+(interior point; the held-row simplex takes 1060 s).  Measured and slower at eps = 0.5: IPX (7.8 s at
+n = k = 8 without monotonicity rows, then 50 s only to build its preconditioning basis at
+n = k = 9), PDLP (73 s at n = k = 8 for a 6e-8 gap) and Clarabel's interior point (369 s
+at n = k = 8).
 
 Other ``method`` values (``"simplex"``, ``"ipm"``, ``"pdlp"``) skip step 1 and run that HiGHS
 solver on the reduced LP (a cross-check; PDLP rarely reaches the 1e-7 certificate).
@@ -114,6 +120,17 @@ RATIO_MECHANISMS = {"pf": lambda eps: PermuteAndFlip(eps),
                     "rnm_laplace": lambda eps: ReportNoisyMax(eps, noise="laplace")}
 _MAX_ROUNDS = 200  # solve rounds of _highs (releases and row generation; 23 at n = k = 9)
 _DUAL_SIMPLEX, _PRIMAL_SIMPLEX = 1, 4  # HiGHS simplex_strategy values
+# Below this eps, method="auto" runs HiGHS's interior point, not the held-row simplex: the
+# smaller eps, the more rows the optimum has slack that PF holds tight, and the simplex walks
+# from PF through all of them.  Measured at n = k = 8 (two jobs on two cores), interior
+# point (IPX in every round) against simplex: eps = 0.05, 500 s against more than 1650 s;
+# 0.1, 148 s against more than 600 s; 0.2, 300 s against 1060 s (162 s with simplex rounds
+# after the first IPX solve, as now); 0.5, 93 s against 3.9 s.  At n = k = 7:
+# 0.05, 4.9 s against 35 s; 0.2, 7.4 s against 6.4 s; 0.3, 11 s against 3.6 s.  Small
+# models stay with the simplex: both take about a second at n = k = 6 (1722 variables), and
+# IPX without presolve stopped with status "Unknown" on a 210-variable model.
+_AUTO_IPM_BELOW = 0.25
+_AUTO_IPM_MIN_VARIABLES = 5000
 
 
 @dataclass(frozen=True, eq=False)
@@ -327,6 +344,10 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
         if abs(primal - bound) <= gap_tolerance * abs(primal):
             row_duals = y
     if row_duals is None:
+        if method == "auto":
+            interior = (epsilon < _AUTO_IPM_BELOW
+                        and classes.num_variables >= _AUTO_IPM_MIN_VARIABLES)
+            method = "ipm" if interior else "simplex"
         x, certify_lp, row_duals, status, used = _highs(classes, epsilon, weighting, pf,
                                                         regular, method, time_limit)
         pairs = certify_lp.metadata["monotone_pairs"] if regular else None
@@ -373,7 +394,7 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
     generation.  Returns ``(x, LP certified against, its row duals, HiGHS status, method
     label)``.
 
-    Simplex (the default): every climbing privacy row starts *held* as an equality, which
+    ``method`` is a HiGHS solver (``"simplex"``, ``"ipm"`` or ``"pdlp"``).  Simplex: every climbing privacy row starts *held* as an equality, which
     leaves exactly one point, PF (recurrence (5)), the start.  Rounds: solve; release every
     held row whose multiplier is negative (the objective improves if it goes slack; the
     basis stays primal feasible, so primal simplex continues); else add every violated
@@ -382,7 +403,8 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
     are: their multipliers are then all >= 0 up to 1e-12, so the Lagrangian bound holds for
     it, a relaxation of the regular LP.  Few rows need releasing (eps = 0.5, n = k = 7: 214
     of 5544 climbing rows are slack at the optimum), so the simplex walks only the short
-    way from PF.  Other methods run on the plain model, one solve per round.
+    way from PF.  Other methods run on the plain model, one solve per round; after the first
+    interior-point solve every round is simplex from its crossover basis.
 
     Measured (eps = 0.5, no other job running): n = k = 8, 2.9 s; n = k = 9, 83 s (the
     first release round, 37 s, dominates); n = k = 10 (with a second job on the other
@@ -398,8 +420,7 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
     so the tolerances are tightened to 1e-10; the certificate, not HiGHS's status, decides
     what is returned.
     """
-    highs_method = "simplex" if method == "auto" else method
-    simplex = highs_method == "simplex"
+    simplex = method == "simplex"
     num_vars = classes.num_variables
     first = second = np.zeros(0, dtype=np.int64)
     if regular and classes.k >= 1:
@@ -421,14 +442,22 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
         row_upper[held] = 0.0
         options.update(simplex_strategy=_PRIMAL_SIMPLEX, simplex_dual_edge_weight_strategy=1,
                        simplex_primal_edge_weight_strategy=1)
-    model = HighsModel(dataclasses.replace(lp, row_upper=row_upper), highs_method,
+    model = HighsModel(dataclasses.replace(lp, row_upper=row_upper), method,
                        presolve=False if simplex else None, options=options)
     start = pf if simplex else None
+    interior = method == "ipm"
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     for _ in range(_MAX_ROUNDS):
         remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
         sol = model.run(time_limit=remaining, warm_start=start, feasibility_tolerance=1e-6)
         start = None
+        if interior:
+            # IPX's point (after crossover) can violate rows by ~1e-8, and repairing that
+            # costs ~3e-8 of the objective (n = 6, k = 2, eps = 0.05): re-solve by simplex
+            # from its basis, which also serves the row-generation rounds.
+            model.set_options({"solver": "simplex"})
+            interior = False
+            continue
         release = held[sol.row_duals[held] < -1e-12]
         if release.size:
             model.change_row_bounds(release, np.zeros(release.size),
@@ -449,12 +478,12 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
     else:
         raise SolverError("row generation did not converge", status="row generation",
                           num_rows=model.lp.num_rows, num_cols=num_vars,
-                          num_nonzeros=model.lp.num_nonzeros, method=highs_method)
+                          num_nonzeros=model.lp.num_nonzeros, method=method)
     row_upper = model.lp.row_upper.copy()
     row_upper[held] = np.inf
     certify_lp = dataclasses.replace(model.lp, row_upper=row_upper, metadata={
         **lp.metadata, "monotone_pairs": (first, second)})
-    return sol.x, certify_lp, sol.row_duals, sol.status, f"highs-{highs_method}"
+    return sol.x, certify_lp, sol.row_duals, sol.status, f"highs-{method}"
 
 
 # --------------------------------------------------------------------------- ratios
