@@ -40,10 +40,10 @@ LP solve whose cost grows faster than quadratically (a change of the basis propa
 through every layer of the recurrence): at eps = 0.5, n = k = 8 takes about 3 s and
 n = k = 9 about 80 s (``benchmarks/results/lattice.md``), so n = k = 10 below the
 threshold is out of reach.  Smaller eps is slower: at n = k = 8, 160 s at eps = 0.2
-(interior point; the held-row simplex takes 1060 s).  Measured and slower at eps = 0.5: IPX (7.8 s at
-n = k = 8 without monotonicity rows, then 50 s only to build its preconditioning basis at
-n = k = 9), PDLP (73 s at n = k = 8 for a 6e-8 gap) and Clarabel's interior point (369 s
-at n = k = 8).
+(interior point; the held-row simplex takes 1060 s) and 464 s at eps = 0.05.  Measured
+and slower at eps = 0.5: IPX (7.8 s at n = k = 8 without monotonicity rows, then 50 s only
+to build its preconditioning basis at n = k = 9), PDLP (73 s at n = k = 8 for a 6e-8 gap)
+and Clarabel's interior point (369 s at n = k = 8).
 
 Other ``method`` values (``"simplex"``, ``"ipm"``, ``"pdlp"``) skip step 1 and run that HiGHS
 solver on the reduced LP (a cross-check; PDLP rarely reaches the 1e-7 certificate).
@@ -125,7 +125,7 @@ _DUAL_SIMPLEX, _PRIMAL_SIMPLEX = 1, 4  # HiGHS simplex_strategy values
 # from PF through all of them.  Measured at n = k = 8 (two jobs on two cores), interior
 # point (IPX in every round) against simplex: eps = 0.05, 500 s against more than 1650 s;
 # 0.1, 148 s against more than 600 s; 0.2, 300 s against 1060 s (162 s with simplex rounds
-# after the first IPX solve, as now); 0.5, 93 s against 3.9 s.  At n = k = 7:
+# after the first IPX solve, as now; 0.05 then 464 s); 0.5, 93 s against 3.9 s.  At n = k = 7:
 # 0.05, 4.9 s against 35 s; 0.2, 7.4 s against 6.4 s; 0.3, 11 s against 3.6 s.  Small
 # models stay with the simplex: both take about a second at n = k = 6 (1722 variables), and
 # IPX without presolve stopped with status "Unknown" on a 210-variable model.
@@ -394,8 +394,9 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
     generation.  Returns ``(x, LP certified against, its row duals, HiGHS status, method
     label)``.
 
-    ``method`` is a HiGHS solver (``"simplex"``, ``"ipm"`` or ``"pdlp"``).  Simplex: every climbing privacy row starts *held* as an equality, which
-    leaves exactly one point, PF (recurrence (5)), the start.  Rounds: solve; release every
+    ``method`` is a HiGHS solver (``"simplex"``, ``"ipm"`` or ``"pdlp"``).  Simplex: every
+    climbing privacy row starts *held* as an equality, which leaves exactly one point, PF
+    (recurrence (5)), the start.  Rounds: solve; release every
     held row whose multiplier is negative (the objective improves if it goes slack; the
     basis stays primal feasible, so primal simplex continues); else add every violated
     monotonicity row (the basis stays dual feasible: dual simplex continues); else stop.
