@@ -30,9 +30,9 @@ How the optimum is found (``method="auto"``):
    its crossover basis) is used instead (6.5 times faster at n = k = 8, eps = 0.2).
    The primal is renormalised per class and, if a row is violated by rounding, mixed with
    the strictly feasible point ``(uniform + PF) / 2`` just enough to satisfy every row
-   exactly.  The lower bound is the
-   Lagrangian bound at HiGHS's row multipliers of the last model (with the held rows as
-   inequalities; a relaxation of the regular LP, so its bound is valid for the full LP).
+   exactly.  The lower bound is the Lagrangian bound at HiGHS's row multipliers of the
+   last model (with the held rows as inequalities; a relaxation of the regular LP, so its
+   bound is valid for the full LP).
 
 Scale.  Step 1 is linear in the number of variables: n = k = 12 (9.1 million variables,
 72.6 million rows of the regular LP) is certified in about 20 s and 2.3 GiB.  Step 2 is an
@@ -396,10 +396,10 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
 
     ``method`` is a HiGHS solver (``"simplex"``, ``"ipm"`` or ``"pdlp"``).  Simplex: every
     climbing privacy row starts *held* as an equality, which leaves exactly one point, PF
-    (recurrence (5)), the start.  Rounds: solve; release every
-    held row whose multiplier is negative (the objective improves if it goes slack; the
-    basis stays primal feasible, so primal simplex continues); else add every violated
-    monotonicity row (the basis stays dual feasible: dual simplex continues); else stop.
+    (recurrence (5)), the start.  Rounds: solve; release every held row whose multiplier
+    is negative (the objective improves if it goes slack; the basis stays primal feasible,
+    so primal simplex continues); else add every violated monotonicity row (the basis stays
+    dual feasible: dual simplex continues); else stop.
     The LP certified against is the last model with the held rows as the inequalities they
     are: their multipliers are then all >= 0 up to 1e-12, so the Lagrangian bound holds for
     it, a relaxation of the regular LP.  Few rows need releasing (eps = 0.5, n = k = 7: 214
@@ -446,18 +446,16 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
     model = HighsModel(dataclasses.replace(lp, row_upper=row_upper), method,
                        presolve=False if simplex else None, options=options)
     start = pf if simplex else None
-    interior = method == "ipm"
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    for _ in range(_MAX_ROUNDS):
+    for round_index in range(_MAX_ROUNDS):
         remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
         sol = model.run(time_limit=remaining, warm_start=start, feasibility_tolerance=1e-6)
         start = None
-        if interior:
+        if method == "ipm" and round_index == 0:
             # IPX's point (after crossover) can violate rows by ~1e-8, and repairing that
             # costs ~3e-8 of the objective (n = 6, k = 2, eps = 0.05): re-solve by simplex
             # from its basis, which also serves the row-generation rounds.
             model.set_options({"solver": "simplex"})
-            interior = False
             continue
         release = held[sol.row_duals[held] < -1e-12]
         if release.size:
