@@ -43,7 +43,13 @@ threshold is out of reach.  Smaller eps is slower: at n = k = 8, 160 s at eps = 
 (interior point; the held-row simplex takes 1060 s) and 464 s at eps = 0.05.  Measured
 and slower at eps = 0.5: IPX (7.8 s at n = k = 8 without monotonicity rows, then 50 s only
 to build its preconditioning basis at n = k = 9), PDLP (73 s at n = k = 8 for a 6e-8 gap)
-and Clarabel's interior point (369 s at n = k = 8).
+and Clarabel's interior point (369 s at n = k = 8).  Eliminating privacy rows by
+substitution does not help either (Appendix D's LP, n = k = 8, against about 5 s for the
+held-row simplex): with the climbing rows eliminated (``x = `` climbing slacks plus the top
+value they lead to; 9867 rows instead of 33891) the primal simplex from PF takes 6.0 s (and
+more than 3 minutes at n = k = 9) and IPX 5.3 s (104 s at n = k = 9); with every privacy row
+eliminated (one row per class, columns up to 2k + 1 long) 15 s and 135 s, because the
+basis factors fill in.
 
 Other ``method`` values (``"simplex"``, ``"ipm"``, ``"pdlp"``) skip step 1 and run that HiGHS
 solver on the reduced LP (a cross-check; PDLP rarely reaches the 1e-7 certificate).
@@ -419,7 +425,11 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
     scratch without held rows (30 s at n = k = 8).  With HiGHS's default 1e-7 tolerances
     the returned point violates rows by ~1e-8 and its objective is off by ~1e-9 relative,
     so the tolerances are tightened to 1e-10; the certificate, not HiGHS's status, decides
-    what is returned.
+    what is returned.  After thousands of basis updates HiGHS's primal values can still drift
+    (highspy 1.16, Appendix D's LP at n = k = 8: a sum-to-one row off by 1.2e-6 under an
+    "Optimal" status, and a certified gap of 1.7e-6), so a point that violates a row by more
+    than 1e-9 is recomputed from a fresh factorisation of its basis (``refactor_tolerance``
+    of :meth:`HighsModel.run`) before the round goes on.
     """
     simplex = method == "simplex"
     num_vars = classes.num_variables
@@ -449,7 +459,8 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     for round_index in range(_MAX_ROUNDS):
         remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-        sol = model.run(time_limit=remaining, warm_start=start, feasibility_tolerance=1e-6)
+        sol = model.run(time_limit=remaining, warm_start=start, feasibility_tolerance=1e-6,
+                        refactor_tolerance=1e-9)
         start = None
         if method == "ipm" and round_index == 0:
             # IPX's point (after crossover) can violate rows by ~1e-8, and repairing that

@@ -79,6 +79,25 @@ def test_privacy_chains_are_disjoint_paths():
     assert (classes.var_level[starts] == classes.k).all()
 
 
+@pytest.mark.parametrize("n, k", [(4, 3), (6, 5), (7, 2)])
+def test_privacy_rows_have_unit_coefficients_in_mass_variables(n, k):
+    """With ``p[m, j] = multinomial(m) m_j x[m, j]`` (the mass of the whole class on its
+    level-``j`` items), every privacy row ``x[v] >= e^-eps x[next(v)]`` is
+    ``p[v] >= e^-eps p[next(v)]``: both sides carry the same ``multinomial(m) m_j``, in
+    exact integers.  So the class rows read ``sum_j p[m, j] = multinomial(m)`` and the set of
+    feasible dual multipliers does not depend on the multiplicities at all."""
+    classes = lattice_classes(n, k)
+    counts = classes.counts.astype(int)
+
+    def mass(v):
+        m = counts[classes.var_class[v]]
+        return math.factorial(n) // math.prod(math.factorial(c) for c in m) * int(
+            m[classes.var_level[v]])
+
+    for v in np.flatnonzero(classes.var_next >= 0):
+        assert mass(v) == mass(classes.var_next[v])
+
+
 def test_chain_rows_follow_the_worst_case_neighbour():
     """Level j >= 1: the item climbs; level 0: the others sink (Appendix D's q')."""
     classes = lattice_classes(4, 3)

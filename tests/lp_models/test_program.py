@@ -100,6 +100,19 @@ def test_kept_model_adds_rows_and_changes_bounds_like_a_fresh_solve():
         model.add_rows(sp.csr_matrix([[1.0, 1.0, 1.0]]), [0.0], [1.0])
 
 
+def test_refactor_run_recomputes_the_same_vertex():
+    """A negative ``refactor_tolerance`` is exceeded by every point, so the final basis is
+    factorised afresh and HiGHS runs again from it: the vertex, its value and its duals are
+    those of the first solve, and the second run needs no pivot."""
+    plain = HighsModel(production_lp("max"), "simplex").run()
+    model = HighsModel(production_lp("max"), "simplex")
+    refactored = model.run(refactor_tolerance=-1.0)
+    np.testing.assert_allclose(refactored.x, [2, 6], atol=1e-12)
+    assert refactored.objective == pytest.approx(36, abs=1e-12)
+    np.testing.assert_allclose(refactored.row_duals, plain.row_duals, atol=1e-12)
+    assert refactored.iterations == plain.iterations
+
+
 def test_row_generation_on_a_kept_model_matches_the_full_lp():
     """Random covering LP solved by adding violated rows to one model, round after round:
     the same optimum as the full LP solved at once, with fewer rows."""

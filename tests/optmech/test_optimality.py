@@ -83,6 +83,37 @@ def test_certified_optimum_matches_a_direct_solve(constraints):
         assert optimum.num_constraints == lp.num_rows
 
 
+@pytest.mark.parametrize("n, k, eps", [(5, 5, 0.5), (6, 4, 0.3), (5, 3, 0.2)])
+def test_paper_optimum_trades_level_zero_rows_for_climbing_rows(n, k, eps):
+    """Counting at a vertex of Appendix D's LP with every probability positive: V variables,
+    C sum-to-one rows and one privacy row per variable except the chain ends (the classes
+    with an item at level k), so exactly as many privacy rows are slack as there are classes
+    without an item at level k.  PF leaves the level-0 rows slack; below the chain-dual
+    threshold the optimum makes some level-0 rows tight and as many climbing rows slack."""
+    optimum = solve_lattice(n, k, eps, constraints="paper")
+    classes, x = optimum.classes, optimum.probabilities
+    assert x.min() > 0
+    source = np.flatnonzero(classes.var_next >= 0)
+    slack = x[source] - math.exp(-eps) * x[classes.var_next[source]] > 1e-9 * x[source]
+    assert slack.sum() == (classes.counts[:, k] == 0).sum()
+    climbing = classes.var_level[source] >= 1
+    assert 0 < slack[climbing].sum() == (~slack[~climbing]).sum()
+
+
+@pytest.mark.slow
+def test_long_simplex_runs_are_certified_after_refactoring():
+    """n = k = 8, eps = 0.5, Appendix D's LP: with highspy 1.16 the held-row simplex returned
+    "Optimal" points whose sum-to-one rows were off by up to 1.2e-6 (values drifted over
+    thousands of basis updates), and the certificate then failed with a gap of 1.7e-6.  The
+    final basis is now factorised afresh when that happens; the optimum must be certified and
+    agree with HiGHS's interior point (IPX plus crossover, an independent path)."""
+    simplex = solve_lattice(8, 8, 0.5, constraints="paper")
+    interior = solve_lattice(8, 8, 0.5, constraints="paper", method="ipm")
+    assert simplex.method == "highs-simplex" and interior.method == "highs-ipm"
+    assert simplex.gap <= 1e-9 and simplex.max_violation <= 1e-12
+    assert simplex.total_error == pytest.approx(interior.total_error, rel=1e-9)
+
+
 @pytest.mark.parametrize("eps", [0.4, 0.1])
 def test_methods_agree(eps):
     optima = {m: solve_lattice(4, 4, eps, method=m) for m in ("auto", "simplex", "ipm")}
