@@ -10,8 +10,9 @@ with ``A`` a ``scipy.sparse.csc_matrix`` and ``±inf`` for a missing bound.  :fu
 hands the whole model to HiGHS in one ``passModel`` call (column-wise arrays), runs it once
 with the chosen method, and returns a :class:`Solution`; :class:`HighsModel` keeps the model
 between runs for row generation (rows added, bounds changed, HiGHS re-optimising from its
-last basis), with the same checks on every run.  Nothing else in the project talks
-to ``highspy``.
+last basis), with the same checks on every run and, when the caller asks for it
+(``refactor_tolerance``), one re-run from a fresh factorisation of a final basis whose
+values drifted.  Nothing else in the project talks to ``highspy``.
 
 Guarantees of :func:`solve` (no hidden retries, no silent numbers):
 
