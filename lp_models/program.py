@@ -395,13 +395,15 @@ class HighsModel:
         """
         started = time.perf_counter()
         iterations = self._run_highs(time_limit, warm_start)
+        sol = self._highs.getSolution()
         if refactor_tolerance is not None and self.lp.max_violation(
-                np.asarray(self._highs.getSolution().col_value)) > refactor_tolerance:
+                np.asarray(sol.col_value)) > refactor_tolerance:
             self._highs.setBasis(self._highs.getBasis())
             remaining = None if time_limit is None else max(
                 time_limit - (time.perf_counter() - started), 1e-3)
             iterations += self._run_highs(remaining, None)
-        return self._solution(time.perf_counter() - started, iterations,
+            sol = self._highs.getSolution()
+        return self._solution(sol, time.perf_counter() - started, iterations,
                               feasibility_tolerance)
 
     def _run_highs(self, time_limit: float | None, warm_start: np.ndarray | None) -> int:
@@ -427,12 +429,12 @@ class HighsModel:
         return int(info.simplex_iteration_count + info.ipm_iteration_count
                    + info.pdlp_iteration_count)       # this run's (HiGHS resets them)
 
-    def _solution(self, seconds: float, iterations: int,
+    def _solution(self, sol, seconds: float, iterations: int,
                   feasibility_tolerance: float) -> Solution:
-        """The current HiGHS solution, checked against :attr:`lp` (see :func:`solve`)."""
+        """HiGHS's solution ``sol`` of the last run, checked against :attr:`lp` (see
+        :func:`solve`)."""
         h, lp = self._highs, self.lp
         status_text = h.modelStatusToString(h.getModelStatus())
-        sol = h.getSolution()
         info = h.getInfo()
         x = np.asarray(sol.col_value, dtype=float)
         violation = lp.max_violation(x)
