@@ -398,13 +398,18 @@ class HighsModel:
         sol = self._highs.getSolution()
         if refactor_tolerance is not None and self.lp.max_violation(
                 np.asarray(sol.col_value)) > refactor_tolerance:
-            self._highs.setBasis(self._highs.getBasis())
+            self.refactor()
             remaining = None if time_limit is None else max(
                 time_limit - (time.perf_counter() - started), 1e-3)
             iterations += self._run_highs(remaining, None)
             sol = self._highs.getSolution()
         return self._solution(sol, time.perf_counter() - started, iterations,
                               feasibility_tolerance)
+
+    def refactor(self) -> None:
+        """Hand HiGHS its own current basis back (``setBasis``), so that the next run
+        factorises it afresh instead of continuing from the updated factors and values."""
+        self._highs.setBasis(self._highs.getBasis())
 
     def _run_highs(self, time_limit: float | None, warm_start: np.ndarray | None) -> int:
         """One ``Highs.run()``; raises unless the model status is *Optimal*; returns the

@@ -38,8 +38,9 @@ Scale.  Step 1 is linear in the number of variables: n = k = 12 (9.1 million var
 72.6 million rows of the regular LP) is certified in about 20 s and 2.3 GiB.  Step 2 is an
 LP solve whose cost grows faster than quadratically (a change of the basis propagates
 through every layer of the recurrence): at eps = 0.5, n = k = 8 takes about 3 s and
-n = k = 9 about 80 s (``benchmarks/results/lattice.md``), so n = k = 10 below the
-threshold is out of reach.  Smaller eps is slower: at n = k = 8, 160 s at eps = 0.2
+n = k = 9 about 80 s (``benchmarks/results/lattice.md``), so n = k = 10 at eps = 0.5 is
+out of reach; just below the threshold it is certified (eps = 0.68: 202 s; eps = 0.69:
+287 s).  Smaller eps is slower: at n = k = 8, 160 s at eps = 0.2
 (interior point; the held-row simplex takes 1060 s) and 464 s at eps = 0.05.  Measured
 and slower at eps = 0.5: IPX (7.8 s at n = k = 8 without monotonicity rows, then 50 s only
 to build its preconditioning basis at n = k = 9), PDLP (73 s at n = k = 8 for a 6e-8 gap)
@@ -383,15 +384,25 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
         relaxed_dual_bound=relaxed_bound, classes=classes)
 
 
-def _violated_monotone_rows(classes: LatticeClasses, x: np.ndarray):
+def _violated_monotone_rows(classes: LatticeClasses, x: np.ndarray, present: np.ndarray):
     """Pairs ``(a, b)`` of every monotonicity row ``x[a] >= x[b]`` that ``x`` violates by
-    more than a relative 1e-12."""
+    more than a relative 1e-12 and that is not yet in the model (``present``: the
+    :func:`_pair_keys` of the rows it has).  A row already present can be violated by a
+    relative 1e-12 while HiGHS counts it as satisfied (absolute tolerance 1e-10); adding it
+    again would put two equal rows in the model (measured before this check: 75 of the
+    14024 rows generated at n = k = 8, eps = 0.5), and a basis with both tight is singular."""
     firsts, seconds = [], []
     for a, b in monotonicity_pair_blocks(classes):
         bad = x[b] - x[a] > 1e-12 * np.maximum(np.abs(x[a]), 1e-300)
-        firsts.append(a[bad])
-        seconds.append(b[bad])
+        new = ~np.isin(_pair_keys(classes, a[bad], b[bad]), present)
+        firsts.append(a[bad][new])
+        seconds.append(b[bad][new])
     return np.concatenate(firsts), np.concatenate(seconds)
+
+
+def _pair_keys(classes: LatticeClasses, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """One integer per variable pair ``(a, b)``."""
+    return a.astype(np.int64) * classes.num_variables + b
 
 
 def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
@@ -455,13 +466,29 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
                        simplex_primal_edge_weight_strategy=1)
     model = HighsModel(dataclasses.replace(lp, row_upper=row_upper), method,
                        presolve=False if simplex else None, options=options)
-    start = pf if simplex else None
+    start, dual_round = (pf if simplex else None), False
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    for round_index in range(_MAX_ROUNDS):
+
+    def run(warm_start=None):
         remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-        sol = model.run(time_limit=remaining, warm_start=start, feasibility_tolerance=1e-6,
-                        refactor_tolerance=1e-9)
-        start = None
+        return model.run(time_limit=remaining, warm_start=warm_start,
+                         feasibility_tolerance=1e-6, refactor_tolerance=1e-9)
+
+    for round_index in range(_MAX_ROUNDS):
+        try:
+            sol = run(start)
+        except SolverError as error:
+            # After rows were added, HiGHS's dual simplex can stop with "Solve error" (a
+            # singular basis update; n = k = 10, eps = 0.69, with 32760 new rows).  The
+            # primal simplex from a fresh factorisation of the same basis is a second,
+            # independent route to the optimum (there: 7210 pivots); any other failure,
+            # or a failure of this route too, is raised.
+            if not (simplex and dual_round and error.status == "Solve error"):
+                raise
+            model.refactor()
+            model.set_options({"simplex_strategy": _PRIMAL_SIMPLEX})
+            sol = run()
+        start, dual_round = None, False
         if method == "ipm" and round_index == 0:
             # IPX's point (after crossover) can violate rows by ~1e-8, and repairing that
             # costs ~3e-8 of the objective (n = 6, k = 2, eps = 0.05): re-solve by simplex
@@ -477,13 +504,15 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
             continue
         if not regular:
             break
-        new_a, new_b = _violated_monotone_rows(classes, sol.x)
+        new_a, new_b = _violated_monotone_rows(classes, sol.x,
+                                               _pair_keys(classes, first, second))
         if new_a.size == 0:
             break
         model.add_rows(pair_rows(new_a, new_b, 1.0, num_vars), np.zeros(new_a.size),
                        np.full(new_a.size, np.inf))
         if simplex:                        # the basis stays dual feasible
             model.set_options({"simplex_strategy": _DUAL_SIMPLEX})
+            dual_round = True
         first, second = np.concatenate([first, new_a]), np.concatenate([second, new_b])
     else:
         raise SolverError("row generation did not converge", status="row generation",
