@@ -417,6 +417,8 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
     is negative (the objective improves if it goes slack; the basis stays primal feasible,
     so primal simplex continues); else add every violated monotonicity row (the basis stays
     dual feasible: dual simplex continues); else stop.
+    A dual-simplex round that HiGHS ends with "Solve error" is finished once by the primal
+    simplex from a fresh factorisation of its basis (see the comment in the loop).
     The LP certified against is the last model with the held rows as the inequalities they
     are: their multipliers are then all >= 0 up to 1e-12, so the Lagrangian bound holds for
     it, a relaxation of the regular LP.  Few rows need releasing (eps = 0.5, n = k = 7: 214
@@ -478,11 +480,12 @@ def _highs(classes, epsilon, weighting, pf, regular, method, time_limit):
         try:
             sol = run(start)
         except SolverError as error:
-            # After rows were added, HiGHS's dual simplex can stop with "Solve error" (a
-            # singular basis update; n = k = 10, eps = 0.69, with 32760 new rows).  The
-            # primal simplex from a fresh factorisation of the same basis is a second,
-            # independent route to the optimum (there: 7210 pivots); any other failure,
-            # or a failure of this route too, is raised.
+            # After rows were added, HiGHS's dual simplex can stop with "Solve error" (its
+            # log: "Increasing Markowitz threshold", i.e. trouble factorising; measured at
+            # n = k = 10, eps = 0.69, after 32760 new rows, also from a fresh
+            # factorisation).  The primal simplex from a fresh factorisation of the same
+            # basis is a second route to the optimum (there: 7210 pivots); any other
+            # failure, or a failure of this route too, is raised.
             if not (simplex and dual_round and error.status == "Solve error"):
                 raise
             model.refactor()
