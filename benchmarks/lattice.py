@@ -9,9 +9,10 @@ process (``run_isolated``), so peak memory is per run.  The baseline is skipped 
 ``--baseline-max`` (default n = k = 8: it takes minutes there) and both are given a HiGHS
 time limit (``--time-limit``, default 600 s; hitting it is reported as "time limit").
 
-Three epsilons: 1.0 (above the paper's threshold ln((3+sqrt5)/2) = 0.9624), 0.75 (below
+Four epsilons: 1.0 (above the paper's threshold ln((3+sqrt5)/2) = 0.9624), 0.75 (below
 it, but above the tight threshold sum_t e^(-eps t) = 1, about 0.61-0.69 for k = 3..12: PF
-still optimal, certified by the chain dual) and 0.5 (below both: an LP solve is needed).
+still optimal, certified by the chain dual), 0.01 below the tight threshold (an LP solve
+with few rows to release) and 0.5 (an LP solve with many).
 
 Run: ``python -m benchmarks.lattice [--quick]``.
 """
@@ -23,14 +24,29 @@ import json
 import time
 
 from benchmarks._report import peak_rss_mib, run_isolated, write_table
+from lp_models.lattice_recurrences import chain_dual_threshold
 
 FULL_SIZES = [(4, 4), (6, 6), (8, 8), (9, 9), (10, 10), (12, 12)]
 QUICK_SIZES = [(4, 4), (6, 6), (8, 8)]
-EPSILONS = (1.0, 0.75, 0.5)
 # Below the tight threshold our solve is an LP (reduced LP, one HiGHS model with held rows
 # and row generation, optmech.optimality._highs); its time grows faster than quadratically
-# in the size, so it is only attempted up to this size.
+# in the size, so it is only attempted up to these sizes: n = k = 10 just below the
+# threshold takes about 4 minutes, and at eps = 0.5 more than 45.
 LP_MAX = 9
+NEAR_THRESHOLD_LP_MAX = 10
+BELOW_THRESHOLD = 0.01
+
+
+def epsilons(k: int) -> tuple[float, ...]:
+    """The four epsilons of the table for depth ``k`` (see the module docstring)."""
+    return 1.0, 0.75, round(chain_dual_threshold(k) - BELOW_THRESHOLD, 4), 0.5
+
+
+def lp_max(k: int, eps: float) -> int | None:
+    """Largest n for which our LP solve is attempted at ``eps`` (None: no LP needed)."""
+    if eps >= chain_dual_threshold(k):
+        return None
+    return LP_MAX if eps <= 0.5 else NEAR_THRESHOLD_LP_MAX
 
 
 def worker(kind: str, n: int, k: int, eps: float, time_limit: float) -> dict:
@@ -90,8 +106,9 @@ def main(argv=None) -> None:
     sizes = QUICK_SIZES if args.quick else FULL_SIZES
     rows = []
     for n, k in sizes:
-        for eps in EPSILONS:
-            if eps == 0.5 and n > LP_MAX:
+        for eps in epsilons(k):
+            limit = lp_max(k, eps)
+            if limit is not None and n > limit:
                 rows.append((n, k, eps, "—", "—", "not run (LP solve; see notes)", "—", "—",
                              "—", "—", "—", "—"))
                 continue
@@ -125,8 +142,10 @@ def main(argv=None) -> None:
         "foundation's Solution.gap (HiGHS's default 1e-7 tolerances: its point may violate "
         "rows by ~1e-8, see tests/optmech/test_optimality.py).  eps = 1.0 and 0.75: PF is "
         "optimal and certified by the chain dual recurrence without any LP solve (O(V)).  "
-        f"eps = 0.5: an LP solve is needed; ours is attempted up to n = k = {LP_MAX} and is "
-        "not run beyond (its time grows faster than quadratically with the size; see "
+        f"The third eps of each size is {BELOW_THRESHOLD} below that chain-dual threshold, "
+        "and there, as at eps = 0.5, an LP solve is needed; ours is attempted up to "
+        f"n = k = {NEAR_THRESHOLD_LP_MAX} there and up to n = k = {LP_MAX} at eps = 0.5, "
+        "and not run beyond (its time grows faster than quadratically with the size; see "
         "optmech.optimality).")
     write_table("lattice", "Lattice LP: certified optimum vs straightforward HiGHS",
                 ["n", "k", "eps", "variables", "rows", "ours s (method)", "ours MiB",

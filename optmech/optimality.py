@@ -35,12 +35,12 @@ How the optimum is found (``method="auto"``):
    bound is valid for the full LP).
 
 Scale.  Step 1 is linear in the number of variables: n = k = 12 (9.1 million variables,
-72.6 million rows of the regular LP) is certified in about 20 s and 2.3 GiB.  Step 2 is an
+72.6 million rows of the regular LP) is certified in 20 to 40 s and 2.3 GiB.  Step 2 is an
 LP solve whose cost grows faster than quadratically (a change of the basis propagates
-through every layer of the recurrence): at eps = 0.5, n = k = 8 takes about 3 s and
-n = k = 9 about 80 s (``benchmarks/results/lattice.md``), so n = k = 10 at eps = 0.5 is
-out of reach; just below the threshold it is certified (eps = 0.68: 202 s; eps = 0.69:
-287 s).  Smaller eps is slower: at n = k = 8, 160 s at eps = 0.2
+through every layer of the recurrence): at eps = 0.5, n = k = 8 takes 3 to 5 s and
+n = k = 9 80 to 150 s (``benchmarks/results/lattice.md``), so n = k = 10 at eps = 0.5 is
+out of reach; just below the threshold it is certified (eps = 0.68, 0.6827, 0.69: 202,
+214, 287 s).  Smaller eps is slower: at n = k = 8, 160 s at eps = 0.2
 (interior point; the held-row simplex takes 1060 s) and 464 s at eps = 0.05.  Measured
 and slower at eps = 0.5: IPX (7.8 s at n = k = 8 without monotonicity rows, then 50 s only
 to build its preconditioning basis at n = k = 9), PDLP (73 s at n = k = 8 for a 6e-8 gap)
