@@ -394,10 +394,11 @@ def _violated_monotone_rows(classes: LatticeClasses, x: np.ndarray, present: np.
     firsts, seconds = [], []
     for a, b in monotonicity_pair_blocks(classes):
         bad = x[b] - x[a] > 1e-12 * np.maximum(np.abs(x[a]), 1e-300)
-        new = ~np.isin(_pair_keys(classes, a[bad], b[bad]), present)
-        firsts.append(a[bad][new])
-        seconds.append(b[bad][new])
-    return np.concatenate(firsts), np.concatenate(seconds)
+        firsts.append(a[bad])
+        seconds.append(b[bad])
+    first, second = np.concatenate(firsts), np.concatenate(seconds)
+    new = ~np.isin(_pair_keys(classes, first, second), present)
+    return first[new], second[new]
 
 
 def _pair_keys(classes: LatticeClasses, a: np.ndarray, b: np.ndarray) -> np.ndarray:
