@@ -18,7 +18,7 @@ import time
 from benchmarks._report import best_time, peak_rss_mib, write_table
 from lp_models.dilp import ring_dilp, ring_dilp_per_user
 from lp_models.program import solve
-from optmech.multiselect_dilp import solve_dilp
+from optmech.multiselect.dilp import solve_dilp
 
 
 def _timed(fn):

@@ -23,7 +23,7 @@ import numpy as np
 
 from benchmarks._report import best_time, write_table
 from optmech import ExponentialMechanism, PermuteAndFlip
-from optmech.samplers import as_generator, sample_shape, shaped
+from optmech.selection.samplers import as_generator, sample_shape, shaped
 from optmech.validation import check_scores
 
 MECHANISMS = {"PF": PermuteAndFlip, "EM": ExponentialMechanism}

@@ -24,8 +24,7 @@ import time
 import numpy as np
 
 from benchmarks._report import best_time, peak_rss_mib, write_table
-from optmech.heterogeneous import (GeneralisedExponentialMechanism, gem_scores,
-                                   gem_scores_reference)
+from optmech.heterogeneous import GeneralisedExponentialMechanism, gem_scores, gem_scores_reference
 
 PYTHON_LIMIT = 2_000
 NUMPY_LIMIT = 20_000

@@ -1,7 +1,7 @@
 """Optimal regular mechanism on the bounded lattice: certified optimum at scale.
 
 Table ``benchmarks/results/lattice.md``: for each ``(n, k, eps)`` the variables and rows of
-the regular LP, our wall time (``optmech.optimality.solve_lattice``, method "auto"), peak
+the regular LP, our wall time (``optmech.lattice.optimum.solve_lattice``, method "auto"), peak
 memory and certified gap, against the straightforward build solved the default way in the
 same run: the full reduced LP with every monotonicity row, unnormalised costs, handed to
 HiGHS with default options (``lp_models.program.solve``).  Each measurement runs in its own
@@ -29,7 +29,7 @@ from lp_models.lattice_recurrences import chain_dual_threshold
 FULL_SIZES = [(4, 4), (6, 6), (8, 8), (9, 9), (10, 10), (12, 12)]
 QUICK_SIZES = [(4, 4), (6, 6), (8, 8)]
 # Below the tight threshold our solve is an LP (reduced LP, one HiGHS model with held rows
-# and row generation, optmech.optimality._highs); its time grows faster than quadratically
+# and row generation, optmech.lattice.optimum._highs); its time grows faster than quadratically
 # in the size, so it is only attempted up to these sizes: n = k = 10 just below the
 # threshold takes about 4 minutes, and at eps = 0.5 more than 45.
 LP_MAX = 9
@@ -51,14 +51,13 @@ def lp_max(k: int, eps: float) -> int | None:
 
 def worker(kind: str, n: int, k: int, eps: float, time_limit: float) -> dict:
     from lp_models.program import SolverError
-
-    from optmech.optimality import lattice_lp_size
+    from optmech.lattice.optimum import lattice_lp_size
 
     variables, rows = lattice_lp_size(n, k)
     started = time.perf_counter()
     try:
         if kind == "ours":
-            from optmech.optimality import solve_lattice
+            from optmech.lattice.optimum import solve_lattice
 
             opt = solve_lattice(n, k, eps, time_limit=time_limit)
             record = {"gap": opt.gap, "total_error": opt.total_error, "status": opt.status,
@@ -146,7 +145,7 @@ def main(argv=None) -> None:
         "and there, as at eps = 0.5, an LP solve is needed; ours is attempted up to "
         f"n = k = {NEAR_THRESHOLD_LP_MAX} there and up to n = k = {LP_MAX} at eps = 0.5, "
         "and not run beyond (its time grows faster than quadratically with the size; see "
-        "optmech.optimality).")
+        "optmech.lattice.optimum).")
     write_table("lattice", "Lattice LP: certified optimum vs straightforward HiGHS",
                 ["n", "k", "eps", "variables", "rows", "ours s (method)", "ours MiB",
                  "ours gap", "baseline s", "baseline MiB", "baseline gap", "speed-up"],

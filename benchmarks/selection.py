@@ -21,7 +21,7 @@ import numpy as np
 
 from benchmarks._report import best_time, write_table
 from optmech import ExponentialMechanism, PermuteAndFlip
-from optmech.pf_probabilities import pf_probabilities
+from optmech.selection.pf_probabilities import pf_probabilities
 
 EPSILON = 1.0
 

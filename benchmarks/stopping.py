@@ -27,8 +27,7 @@ from scipy.special import gammaln
 from benchmarks._report import best_time, peak_rss_mib, write_table
 from lp_models.program import SolverError, dual_objective
 from lp_models.stopping import full_duals, full_primal, rank_payoff, stopping_lp
-from optmech.secretary import (ConvergenceError, optimal_private_rule, rank_distribution,
-                               threshold)
+from optmech.secretary import ConvergenceError, optimal_private_rule, rank_distribution, threshold
 
 PAPER_CASES = [(0.5, 0.01, 1), (0.5, 0.05, 2), (1.0, 0.01, 1), (0.1, 0.05, 1),
                (0.1, 0.01, 2), (1.0, 0.0, 2), (0.1, 0.0, 1)]

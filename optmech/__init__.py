@@ -1,12 +1,23 @@
 """optmech: optimal differentially private selection.
 
-Mechanisms with exact output probabilities (:mod:`optmech.mechanisms`), numerical privacy
-checks (:mod:`optmech.privacy`), worst-case error formulas (:mod:`optmech.worst_case`) and
-the ``optmech`` command line (:mod:`optmech.cli`).  LP models live in :mod:`lp_models`,
-symbolic verification of the papers' closed forms in :mod:`proofs`.
+One subpackage per area of the papers, on top of the common mechanisms:
+
+* :mod:`optmech.selection`: EM, PF, report-noisy-max with exact pmfs, samplers (also in
+  exact arithmetic, :mod:`optmech.selection.exact`), privacy checks, worst-case errors;
+* :mod:`optmech.lattice`: the certified optimal regular mechanism and optimality ratios;
+* :mod:`optmech.multiselect`: multi-selection under geographic DP;
+* :mod:`optmech.secretary`: the private secretary problem;
+* :mod:`optmech.heterogeneous`: selection with heterogeneous sensitivities;
+* :mod:`optmech.data`: mode and median on the DPBench histograms;
+* the outer ring: :mod:`optmech.figures`, :mod:`optmech.reproduce` and the ``optmech``
+  command line (:mod:`optmech.cli`).
+
+LP models live in :mod:`lp_models`, symbolic verification of the papers' closed forms in
+:mod:`proofs`.
 """
 
-from optmech.mechanisms import (
+from optmech._version import __version__
+from optmech.selection.mechanisms import (
     ExponentialMechanism,
     PermuteAndFlip,
     PrivacyGuarantee,
@@ -27,7 +38,7 @@ __all__ = [
     "ReportNoisyMax",
     "SelectionMechanism",
     "UniformSelection",
+    "__version__",
     "make_mechanism",
 ]
 
-__version__ = "0.1.0"

@@ -21,7 +21,8 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from optmech.cli._common import to_jsonable
+from optmech._version import __version__
+from optmech.jsonable import to_jsonable
 from optmech.progress import progress
 from optmech.validation import InvalidArgumentError, check_integer
 
@@ -37,8 +38,6 @@ def _qualified_name(fn: Callable) -> str:
 
 def cell_key(fn: Callable, params: Mapping[str, Any]) -> str:
     """The cache key of one cell: sha256 of function name, parameters and optmech version."""
-    from optmech import __version__
-
     payload = json.dumps({"function": _qualified_name(fn), "params": to_jsonable(dict(params)),
                           "version": __version__}, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
@@ -105,7 +104,8 @@ def run_sweep(fn: Callable, cells: Sequence[Mapping[str, Any]], *, workers: int 
 
 def _run_dask(fn, cells, keys, todo, results, cache, scheduler, ticks) -> None:
     try:
-        from distributed import Client, as_completed as dask_completed
+        from distributed import Client
+        from distributed import as_completed as dask_completed
     except ImportError:  # pragma: no cover - depends on the optional extra
         raise InvalidArgumentError("dask_scheduler", scheduler,
                                    "usable only with Dask installed (pip install "

@@ -34,7 +34,7 @@ FILE = "heterogeneous-sensitivities.txt"
     methods=("symbolic simplification",),
 )
 def check_rnmh_counterexample():
-    from optmech.noisy_max import noisy_max_pmf
+    from optmech.selection.noisy_max import noisy_max_pmf
 
     eps, z = sympy.symbols("epsilon z", positive=True)
     rate = eps / 2                                          # Exp with mean 2 Delta/eps, Delta = 1
@@ -51,7 +51,7 @@ def check_rnmh_counterexample():
         f"under D the noisy score of candidate 2 is 1/2 + z > 0 for every z > 0, so Pr[1] = "
         f"{under_d}; under D', Pr[1] = Pr[z < 1/2] = {sym(under_dprime)} (minus 1 - e^(-eps/4): "
         f"{sym(gap)}).  A zero against a positive probability breaks eps'-DP for every eps'.",
-        "optmech.noisy_max.noisy_max_pmf (scales 0 and 2/eps, exponential noise) reproduces both "
+        "optmech.selection.noisy_max.noisy_max_pmf (scales 0 and 2/eps, exponential noise) reproduces both "
         f"probabilities {'' if worst < 1e-12 else 'NOT '}to within 1e-12 at eps = 0.1, 1, 5.",
     ])
     return verified_if(gap == 0 and worst < 1e-12, evidence)
@@ -68,7 +68,7 @@ def check_rnmh_counterexample():
     methods=("symbolic simplification",),
 )
 def check_rnmh_laplace():
-    from optmech.noisy_max import noisy_max_pmf
+    from optmech.selection.noisy_max import noisy_max_pmf
 
     eps, z = sympy.symbols("epsilon z", positive=True)
     k = sympy.Symbol("k", integer=True, positive=True)
@@ -85,7 +85,7 @@ def check_rnmh_laplace():
                         abs(d2 - (0.5 * np.exp(-e)) ** (kk - 1)))
     evidence = (f"SymPy: Pr[z < 0] = {sym(below_zero)}, Pr[z < -1] = {sym(below_minus_one)} for "
                 f"Laplace(1/eps); the (k-1)-th power of their ratio minus e^((k-1) eps) is "
-                f"{sym(ratio)}.  optmech.noisy_max.noisy_max_pmf reproduces Pr[M(D1)=1] and "
+                f"{sym(ratio)}.  optmech.selection.noisy_max.noisy_max_pmf reproduces Pr[M(D1)=1] and "
                 f"Pr[M(D2)=1] {'' if worst < 1e-12 else 'NOT '}to within 1e-12 for k = 2, 3, 5 "
                 "and eps = 0.5, 2.")
     return verified_if(ratio == 0 and below_zero == sympy.Rational(1, 2) and worst < 1e-12,
@@ -102,8 +102,8 @@ def check_rnmh_laplace():
     methods=("symbolic simplification", "asymptotic limit"),
 )
 def check_rnmh_laplace_bound():
-    from optmech.noisy_max import noisy_max_pmf
-    from optmech.privacy import realised_epsilon
+    from optmech.selection.noisy_max import noisy_max_pmf
+    from optmech.selection.privacy import realised_epsilon
 
     eps, b, g, x = sympy.symbols("epsilon b g x", positive=True)
     # W = Z_2 - Z_1 for i.i.d. Laplace(b): Pr[W > x] = (2 + x/b) e^{-x/b} / 4 for x >= 0.
@@ -144,7 +144,7 @@ def check_rnmh_laplace_bound():
         "k = 2, Delta = (1, 1), scale 1/eps: D = (0, -g), D' = (-1, -g + 1) are neighbours; the "
         f"privacy loss of output 2 is {sym(loss)}, which tends to {sym(limit)} as g -> oo.",
         f"at eps = 1, g = 20 the loss is {at_20:.6f} > (k - 1) eps = 1 "
-        "(optmech.noisy_max.noisy_max_pmf gives the same ratio to 1e-9).",
+        "(optmech.selection.noisy_max.noisy_max_pmf gives the same ratio to 1e-9).",
         "Corrected bound: the noisy scores are a product of m Laplace mechanisms "
         "(m = #{a : Delta_a > 0}; a candidate with Delta_a = 0 does not change), each eps-DP, "
         "and the selection is post-processing, so RNMH-Laplace is (m eps)-DP; the k = 2 limit "

@@ -325,7 +325,7 @@ def check_plot_constant():
     methods=("symbolic simplification", "numerical optimisation"),
 )
 def check_ring_optimal_cost():
-    from optmech.multiselect_dilp import solve_dilp
+    from optmech.multiselect.dilp import solve_dilp
 
     eps, t = sympy.symbols("epsilon t", positive=True)
     # Witness: noise density rho(x) ∝ exp(-eps d(x, {0, pi})), results at s and s + pi.  The
@@ -350,7 +350,7 @@ def check_ring_optimal_cost():
         "eps-geographic-DP.",
         f"SymPy: its cost is {sym(sympy.simplify(cost))} = {sympy.N(witness, 8)} at eps = 3/8, "
         "below the printed optimum 0.72.",
-        "optmech.multiselect_dilp.solve_dilp(k=2, eps=3/8, ring, grid=100): primal = dual = "
+        "optmech.multiselect.dilp.solve_dilp(k=2, eps=3/8, ring, grid=100): primal = dual = "
         f"{lp.primal:.4f} (the LP converges to the witness's cost as the grid is refined; "
         "benchmarks/results/dilp.md).",
     ])
@@ -364,18 +364,18 @@ def check_ring_optimal_cost():
 @identity(
     "multiselect.library_agrees",
     paper=PAPER,
-    statement="optmech.multiselect implements the verified forms: closed_form_cost and "
+    statement="optmech.multiselect.offsets implements the verified forms: closed_form_cost and "
               "closed_form_offsets equal f(eps, k) and the offsets above (odd and even k), "
               "the general-h recurrence run on h(t) = t reproduces them, and the library's "
               "exact expected cost of Laplace noise agrees with the cell-wise closed form.",
     sympy="Eq(closed_form_cost(k, epsilon), f(1, k)/epsilon)",
-    source=f"{FILE}, Appendix B and the even case; as implemented in optmech/multiselect.py "
-           "and optmech/multiselect_noise.py",
+    source=f"{FILE}, Appendix B and the even case; as implemented in optmech/multiselect/offsets.py "
+           "and optmech/multiselect/noise.py",
     methods=("mpmath at 50 digits", "numerical optimisation"),
 )
 def check_library_multiselect():
-    from optmech.multiselect import closed_form_cost, closed_form_offsets, optimal_response
-    from optmech.multiselect_noise import expected_cost
+    from optmech.multiselect.noise import expected_cost
+    from optmech.multiselect.offsets import closed_form_cost, closed_form_offsets, optimal_response
 
     worst_cost = worst_offsets = worst_recurrence = worst_expected = 0.0
     for k in range(1, 13):

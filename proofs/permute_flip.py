@@ -3,7 +3,7 @@
 Coin probabilities ``p_s = exp(eps (q_s - q*) / (2 Delta))`` in (0, 1].  Three expressions
 of the pmf are compared: Lemma 1 (sum over permutations), Lemma 2 (inclusion-exclusion over
 subsets) and the integral form ``p_r int_0^1 prod_{s != r} (1 - p_s t) dt`` used by
-:func:`optmech.pf_probabilities.pf_probabilities`; the O(n^2) recurrence of Appendix E
+:func:`optmech.selection.pf_probabilities.pf_probabilities`; the O(n^2) recurrence of Appendix E
 evaluates Lemma 2.
 """
 
@@ -18,7 +18,7 @@ import mpmath
 import numpy as np
 import sympy
 
-from proofs.evidence import bound, exact, sym
+from proofs.evidence import exact, sym
 from proofs.registry import identity, verified_if
 
 PAPER = "permute-and-flip"
@@ -154,7 +154,7 @@ def check_appendix_e():
         reference = exact_integral_pmf([mpmath.mpf(float(c)) for c in coins_f])
         float_dp = appendix_e_pmf([float(c) for c in coins_f])
         float_err = max(abs(mpmath.mpf(a) - b) for a, b in zip(float_dp, reference))
-    from optmech.pf_probabilities import pf_probabilities_from_log_coins
+    from optmech.selection.pf_probabilities import pf_probabilities_from_log_coins
     library = pf_probabilities_from_log_coins(scores)
     with mpmath.workdps(120):
         library_err = max(abs(mpmath.mpf(float(a)) - b) for a, b in zip(library, reference))
@@ -163,7 +163,7 @@ def check_appendix_e():
     lines.append(f"float64 evaluation of the recurrence at n = {n} (coins e^(-0.01 j)) is off by "
                  f"{'more' if float_err > 1e-6 else 'less'} than 1e-6 (cancellation), while "
                  "the integral form in "
-                 f"optmech.pf_probabilities is {'' if library_err < 1e-14 else 'NOT '}"
+                 f"optmech.selection.pf_probabilities is {'' if library_err < 1e-14 else 'NOT '}"
                  "within 1e-14 of the "
                  "120-digit reference: the recurrence is right but unusable in floating point.")
     return verified_if(ok and library_err < 1e-14, "\n".join(lines))
@@ -172,15 +172,15 @@ def check_appendix_e():
 @identity(
     "permute_flip.library_pf_probabilities",
     paper=PAPER,
-    statement="optmech.pf_probabilities agrees with the verified integral form evaluated with "
+    statement="optmech.selection.pf_probabilities agrees with the verified integral form evaluated with "
               "exact polynomial arithmetic at high precision.",
     sympy="Eq(pf_probability(q, c, r), exp(c*(q(r) - q_max))*Integral(Product(1 - exp(c*(q(s) - "
           "q_max))*t, (s, 1, n - 1)), (t, 0, 1)))",
-    source=f"{FILE}, Appendix A (pmf); optmech/pf_probabilities.py",
+    source=f"{FILE}, Appendix A (pmf); optmech/selection/pf_probabilities.py",
     methods=("mpmath at 50 digits",),
 )
 def check_library_pf():
-    from optmech.pf_probabilities import pf_probabilities
+    from optmech.selection.pf_probabilities import pf_probabilities
 
     rng = np.random.default_rng(20240501)
     worst, cases = 0.0, []
@@ -284,16 +284,16 @@ def check_equations_7_8():
 @identity(
     "permute_flip.library_worst_case",
     paper=PAPER,
-    statement="optmech.worst_case.em_error_on_step / pf_error_on_step evaluate equations (7)/(8) "
+    statement="optmech.selection.worst_case.em_error_on_step / pf_error_on_step evaluate equations (7)/(8) "
               "with the bracketed factor exact to 1e-15 and the result to 1e-9 relative for "
               "every p in (0, 1] tried, down to p = 1e-12, and worst_case_error finds the "
               "maximum over p to 1e-9 relative.",
     sympy="Eq(pf_error_on_step(n, p, epsilon), 2/epsilon*log(1/p)*(1 - (1 - (1 - p)**n)/(n*p)))",
-    source=f"{FILE}, equations (7)-(8); optmech/worst_case.py",
+    source=f"{FILE}, equations (7)-(8); optmech/selection/worst_case.py",
     methods=("mpmath at 50 digits",),
 )
 def check_library_worst_case():
-    from optmech.worst_case import em_error_on_step, pf_error_on_step, worst_case_error
+    from optmech.selection.worst_case import em_error_on_step, pf_error_on_step, worst_case_error
 
     def em(n, p, eps):
         return 2 / eps * mpmath.log(1 / p) * (1 - 1 / (1 + (n - 1) * p))

@@ -10,6 +10,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from optmech.jsonable import to_jsonable
+
 __all__ = [
     "OneLineParser",
     "add_json_flag",
@@ -23,7 +25,6 @@ __all__ = [
     "positive_float",
     "positive_int",
     "sweep_options",
-    "to_jsonable",
 ]
 
 
@@ -132,21 +133,6 @@ def sweep_options(args: argparse.Namespace) -> dict:
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object instead of a table")
-
-
-def to_jsonable(value: Any) -> Any:
-    """Convert numpy scalars/arrays and tuples inside ``value`` to plain JSON types."""
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return to_jsonable(value.tolist())
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    return value
 
 
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from optmech.cli._common import add_json_flag, emit, format_table, positive_float, positive_int
-from optmech.datasets import DATASETS, load_histogram
-from optmech.tasks import TASKS, expected_errors, get_task
+from optmech.data.datasets import DATASETS, load_histogram
+from optmech.data.tasks import TASKS, expected_errors, get_task
 
 ACTIONS = ("error",)
 KEYS = {"pf": "pf", "em": "em", "rnm-laplace": "rnm_laplace"}

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from optmech.cli._common import (add_actions, add_json_flag, add_sweep_flags, emit, float_range,
-                                 format_table, positive_int, sweep_options)
+from optmech.cli._common import (
+    add_actions,
+    add_json_flag,
+    add_sweep_flags,
+    emit,
+    float_range,
+    format_table,
+    positive_int,
+    sweep_options,
+)
 from optmech.heterogeneous import MECHANISM_NAMES
 
 
@@ -53,7 +61,7 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from optmech.hetero_scenarios import run_scenario, scenario_from_key
+    from optmech.heterogeneous.scenarios import run_scenario, scenario_from_key
 
     scen = scenario_from_key(args.scenario, seed=args.seed)
     result = run_scenario(scen, args.eps, trials=args.trials, mechanisms=args.mechanisms,

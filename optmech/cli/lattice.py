@@ -12,8 +12,17 @@ import argparse
 import functools
 import sys
 
-from optmech.cli._common import (add_actions, add_json_flag, add_sweep_flags, emit, float_range,
-                                 format_table, int_list, positive_float, sweep_options)
+from optmech.cli._common import (
+    add_actions,
+    add_json_flag,
+    add_sweep_flags,
+    emit,
+    float_range,
+    format_table,
+    int_list,
+    positive_float,
+    sweep_options,
+)
 
 WEIGHTINGS = ("lattice", "cube")
 CONSTRAINTS = ("regular", "paper")
@@ -116,7 +125,8 @@ def register(subparsers) -> None:
 
 @_solver_errors_as_one_line
 def run_solve(args: argparse.Namespace) -> int:
-    from optmech.optimality import optimality_ratios, solve_lattice
+    from optmech.lattice.optimum import solve_lattice
+    from optmech.lattice.ratios import optimality_ratios
 
     optimum = solve_lattice(args.n, args.k, args.eps, weighting=args.weighting,
                             constraints=args.constraints, method=args.method,
@@ -155,7 +165,7 @@ def run_solve(args: argparse.Namespace) -> int:
 
 @_solver_errors_as_one_line
 def run_ratio(args: argparse.Namespace) -> int:
-    from optmech.optimality import ratio_sweep
+    from optmech.lattice.ratios import ratio_sweep
     from optmech.validation import InvalidArgumentError
 
     if args.plot is not None and not args.plot.lower().endswith(".png"):

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from optmech.cli._common import (add_actions, add_json_flag, emit, format_table, positive_float,
-                                 positive_int)
-from optmech.multiselect import DISUTILITIES
+from optmech.cli._common import (
+    add_actions,
+    add_json_flag,
+    emit,
+    format_table,
+    positive_float,
+    positive_int,
+)
+from optmech.multiselect.offsets import DISUTILITIES
 
 ACTIONS = ("cost", "dilp", "sample")
 NOISES = ("laplace", "gaussian", "logistic")
@@ -63,14 +69,14 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def run_cost(args: argparse.Namespace) -> int:
-    from optmech.multiselect_noise import quantile_cost_bound
-    from optmech.multiselect_protocol import MultiSelection
+    from optmech.multiselect.noise import quantile_cost_bound
+    from optmech.multiselect.protocol import MultiSelection
 
     protocol = MultiSelection(args.k, args.eps, args.h, args.noise)
     payload = {"cost": protocol.cost, "offsets": protocol.offsets, "k": args.k, "eps": args.eps,
                "h": args.h, "noise": args.noise}
     if args.noise == "laplace":
-        from optmech.multiselect import optimal_response
+        from optmech.multiselect.offsets import optimal_response
 
         payload["method"] = optimal_response(args.k, args.eps, args.h).method
     else:
@@ -91,7 +97,7 @@ def run_cost(args: argparse.Namespace) -> int:
 
 
 def run_dilp(args: argparse.Namespace) -> int:
-    from optmech.multiselect_dilp import solve_dilp
+    from optmech.multiselect.dilp import solve_dilp
 
     r = solve_dilp(args.k, args.eps, args.grid, ring=args.ring, h=args.h, method=args.method)
     payload = {"primal": r.primal, "dual": r.dual, "gap": r.gap, "laplace_cost": r.laplace_cost,
@@ -129,7 +135,7 @@ def run_dilp(args: argparse.Namespace) -> int:
 def run_sample(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from optmech.multiselect_protocol import MultiSelection
+    from optmech.multiselect.protocol import MultiSelection
 
     protocol = MultiSelection(args.k, args.eps, args.h, args.noise)
     estimate = protocol.monte_carlo_cost(args.size, np.random.default_rng(args.seed), args.user)

@@ -132,8 +132,8 @@ def run_optimal(args: argparse.Namespace) -> int:
     if args.rule:
         payload["stop_probabilities"] = [row[:i + 1] for i, row in enumerate(best.rule.stop)]
     if args.plot:
-        from optmech.figures.secretary import rank_distributions_figure
         from optmech.figures import save_figure
+        from optmech.figures.secretary import rank_distributions_figure
         save_figure(rank_distributions_figure(result), args.plot)
 
     def render(p):

@@ -5,9 +5,15 @@ from __future__ import annotations
 import argparse
 import math
 
-from optmech.cli._common import (add_json_flag, emit, float_list, format_table, positive_float,
-                                 positive_int)
-from optmech.mechanisms import MECHANISMS, make_mechanism
+from optmech.cli._common import (
+    add_json_flag,
+    emit,
+    float_list,
+    format_table,
+    positive_float,
+    positive_int,
+)
+from optmech.selection.mechanisms import MECHANISMS, make_mechanism
 
 ACTIONS = ("pmf", "error", "sample")
 

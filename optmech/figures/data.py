@@ -8,7 +8,7 @@
 
 Set-up as in the paper (:func:`experiment`): histograms coarsened to 1024 bins (NETFLIX,
 17770 bins, kept whole), the mode scored with the monotonic variant and the median without
-it, sensitivity 1.  Errors are exact (:mod:`optmech.tasks`), never sampled, and in counts
+it, sensitivity 1.  Errors are exact (:mod:`optmech.data.tasks`), never sampled, and in counts
 of individuals; the paper's mode panels are in units of 2 counts (its notebook scores
 ``q = 2 h``), so they sit a factor 2 above ours.  Epsilon runs over the paper's grid
 ``linspace(1e-4, eps_1, points)`` with ``eps_1`` the epsilon where EM's error is 1
@@ -25,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from optmech.datasets import DATASETS, PAPER_BINS, PAPER_DATASETS, coarsen, load_histogram
+from optmech.data.datasets import DATASETS, PAPER_BINS, PAPER_DATASETS, coarsen, load_histogram
+from optmech.data.tasks import TASKS, epsilon_for_error, error_curves, expected_errors
 from optmech.figures import new_figure, save_figure
-from optmech.tasks import TASKS, epsilon_for_error, error_curves, expected_errors
 
 __all__ = [
     "BAR_ERROR",

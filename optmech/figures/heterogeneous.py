@@ -1,5 +1,5 @@
 """Figures 2, 8, 10 and 12 of the heterogeneous-sensitivities paper (which scenarios each
-shows: :data:`optmech.hetero_scenarios.FIGURE_SCENARIOS`).
+shows: :data:`optmech.heterogeneous.scenarios.FIGURE_SCENARIOS`).
 
 Each figure has one column per scenario: on top the candidates (mean score as a dot, the
 10th-90th percentile range of its score, whose length is ``Δ_a``, as a vertical line; the
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from optmech.figures import new_figure, save_figure
-from optmech.hetero_scenarios import ScenarioResult
+from optmech.heterogeneous.scenarios import ScenarioResult
 
 __all__ = ["plot_scenario_results"]
 

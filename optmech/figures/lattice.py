@@ -54,7 +54,7 @@ def figure2(epsilons=None, weighting: str = "cube", constraints: str = "paper",
     values of eps from 0.01 to 10 on a log scale); pass ``weighting="lattice"``,
     ``constraints="regular"`` for the corrected definition.
     """
-    from optmech.optimality import ratio_sweep
+    from optmech.lattice.ratios import ratio_sweep
 
     eps = np.logspace(-2, 1, 250) if epsilons is None else np.asarray(epsilons, dtype=float)
     fig, axes = new_figure(ncols=3)

@@ -17,9 +17,9 @@ from typing import Sequence
 import numpy as np
 
 from optmech.figures import new_figure
-from optmech.multiselect import optimal_response
-from optmech.multiselect_dilp import DilpResult
-from optmech.multiselect_ring import TruncatedLaplace
+from optmech.multiselect.dilp import DilpResult
+from optmech.multiselect.offsets import optimal_response
+from optmech.multiselect.ring import TruncatedLaplace
 
 __all__ = ["laplace_offsets_figure", "ring_noise_figure"]
 

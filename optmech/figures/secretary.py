@@ -13,9 +13,16 @@ import numpy as np
 
 from optmech.figures import new_figure
 from optmech.progress import progress
-from optmech.secretary import (a_coefficients, asymptotic_delta, asymptotic_epsilon,
-                               asymptotic_largest_p, compare_with_pmix, pmix_delta,
-                               pmix_epsilon, pmix_largest_p)
+from optmech.secretary import (
+    a_coefficients,
+    asymptotic_delta,
+    asymptotic_epsilon,
+    asymptotic_largest_p,
+    compare_with_pmix,
+    pmix_delta,
+    pmix_epsilon,
+    pmix_largest_p,
+)
 
 __all__ = [
     "boundaries_by_l_figure",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from optmech.figures import new_figure
-from optmech.worst_case import em_error_on_step, pf_error_on_step, worst_case_error
+from optmech.selection.worst_case import em_error_on_step, pf_error_on_step, worst_case_error
 
 __all__ = ["figure_1"]
 

@@ -7,7 +7,7 @@ property of the score function, so every method takes them next to the scores:
 * ``expected_error(...)``: ``E[q* - q_M]``; ``expected_squared_error(...)``:
   ``E[(q* - q_M)^2]`` (the heterogeneous-sensitivities paper's MSE, per score vector);
 * ``sample(scores, sensitivities, size=None, rng=None)``: draws;
-* ``privacy``: the :class:`~optmech.mechanisms.PrivacyGuarantee` when the mechanism has one
+* ``privacy``: the :class:`~optmech.selection.mechanisms.PrivacyGuarantee` when the mechanism has one
   that holds for every score function with the given candidate-wise sensitivities
   (``|q_a(D) - q_a(D')| <= Δ_a`` for neighbours ``D, D'``), else ``None``; ``privacy_note``
   says why, and ``guarantee(sensitivities)`` gives the guarantee for one sensitivity
@@ -21,8 +21,8 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from optmech.heterogeneous.inputs import check_scores_and_sensitivities
-from optmech.mechanisms import PrivacyGuarantee
-from optmech.samplers import as_generator, sample_shape, shaped
+from optmech.selection.mechanisms import PrivacyGuarantee
+from optmech.selection.samplers import as_generator, sample_shape, shaped
 from optmech.validation import check_positive
 
 __all__ = ["DrawnMechanism", "HeterogeneousMechanism"]

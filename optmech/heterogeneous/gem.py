@@ -31,9 +31,9 @@ from scipy.stats import rankdata
 
 from optmech.heterogeneous.base import HeterogeneousMechanism
 from optmech.heterogeneous.gem_transform import gem_scores
-from optmech.exact_sampling import bernoulli_logistic
-from optmech.mechanisms import PermuteAndFlip, PrivacyGuarantee
-from optmech.samplers import as_generator, sample_shape, shaped
+from optmech.selection.exact.sampling import bernoulli_logistic
+from optmech.selection.mechanisms import PermuteAndFlip, PrivacyGuarantee
+from optmech.selection.samplers import as_generator, sample_shape, shaped
 from optmech.validation import InvalidArgumentError, check_finite, check_positive
 
 __all__ = ["CombinedGEM", "GeneralisedExponentialMechanism", "ModifiedGEM",

@@ -18,7 +18,7 @@ sensitivity, ``argmax_a (q_a + z_a)``:
   paper's sentence "we can show that it is (k-1)ε[-DP]" for general sensitivities; only
   its lower bound (Appendix A) holds.
 
-``pmf`` is :func:`optmech.noisy_max.noisy_max_pmf` with per-candidate scales (scale 0
+``pmf`` is :func:`optmech.selection.noisy_max.noisy_max_pmf` with per-candidate scales (scale 0
 allowed), accurate to about 1e-12.
 """
 
@@ -27,9 +27,9 @@ from __future__ import annotations
 import numpy as np
 
 from optmech.heterogeneous.base import DrawnMechanism, HeterogeneousMechanism
-from optmech.mechanisms import PermuteAndFlip, PrivacyGuarantee, UniformSelection
-from optmech.noisy_max import noisy_max_pmf
-from optmech.samplers import sample_noisy_argmax
+from optmech.selection.mechanisms import PermuteAndFlip, PrivacyGuarantee, UniformSelection
+from optmech.selection.noisy_max import noisy_max_pmf
+from optmech.selection.samplers import sample_noisy_argmax
 from optmech.validation import check_choice
 
 __all__ = ["GlobalNoisyMax", "HeterogeneousNoisyMax", "UniformChoice"]
@@ -105,7 +105,7 @@ class GlobalNoisyMax(HeterogeneousMechanism):
     with ``Exp(mean 2Δ/ε)`` noise, which is permute-and-flip; ignores the heterogeneity.
 
     ``pmf``, ``sample`` (keyword options included) delegate to
-    :class:`~optmech.mechanisms.PermuteAndFlip` with sensitivity ``max Δ``.  ε-DP.
+    :class:`~optmech.selection.mechanisms.PermuteAndFlip` with sensitivity ``max Δ``.  ε-DP.
     """
 
     name = "rnm"

@@ -40,7 +40,7 @@ probability), panels are at most ``4 b_s`` long (candidates are grouped by octav
 singularity of ``φ'(G(v))`` is about ``π b`` from the real axis (``b`` the smallest scale
 that matters there), so 16-node Gauss-Legendre per panel converges like ``3.4^{-32}``.
 The probabilities must sum to 1 within ``1e-10``, else
-:class:`~optmech.noisy_max.IntegrationError` is raised.  Tests compare with mpmath at 30
+:class:`~optmech.selection.noisy_max.IntegrationError` is raised.  Tests compare with mpmath at 30
 digits (agreement about 1e-13) and with Monte Carlo runs of :meth:`RandomStopping.sample`.
 Cost: ``O(U * J)`` for ``U`` distinct (score, sensitivity) pairs and ``J`` nodes
 (a few hundred per distinct scale and octave).
@@ -54,8 +54,8 @@ import numpy as np
 from scipy.special import gammaln
 
 from optmech.heterogeneous.base import DrawnMechanism
-from optmech.mechanisms import PrivacyGuarantee
-from optmech.noisy_max import IntegrationError
+from optmech.selection.mechanisms import PrivacyGuarantee
+from optmech.selection.noisy_max import IntegrationError
 from optmech.validation import InvalidArgumentError, check_finite, check_integer
 
 __all__ = ["RandomStopping", "StoppingDistribution", "random_stopping_pmf"]

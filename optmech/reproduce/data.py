@@ -18,18 +18,26 @@ What we found (the reasons the rows at the stated epsilon can differ):
   individuals and convert (factor 2) only to compare with the paper.
 * Coarsening to 1024 bins and monotonicity change the numbers a lot (rows marked ``new``
   below: 4096 bins, non-monotonic mode); the median score agrees bin for bin with the
-  authors' ``median_quality`` (see :mod:`optmech.tasks`), so its definition is not the cause.
+  authors' ``median_quality`` (see :mod:`optmech.data.tasks`), so its definition is not the cause.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from optmech.datasets import PAPER_DATASETS, load_histogram
-from optmech.figures.data import (BAR_ERROR, bar_values, epsilon_grid, experiment, figure_3,
-                                  figure_5, figure_6, figure_7)
+from optmech.data.datasets import PAPER_DATASETS, load_histogram
+from optmech.data.tasks import TASKS, budget_ratio, expected_errors
+from optmech.figures.data import (
+    BAR_ERROR,
+    bar_values,
+    epsilon_grid,
+    experiment,
+    figure_3,
+    figure_5,
+    figure_6,
+    figure_7,
+)
 from optmech.reproduce import Result, compare, new_result
-from optmech.tasks import TASKS, budget_ratio, expected_errors
 
 AREA = "data"  # the module name: `optmech reproduce` tallies results by it
 SOURCE = "permute-and-flip.txt"
@@ -45,7 +53,7 @@ _GRID_NOTE = ("the authors' notebook (github.com/ryan112358/permute-and-flip, "
               "EM's error is 1 in its units, and the quoted values are those of its 51st "
               "point, eps = {eps:.5g} (rows 'at the authors' grid point' match); coarsening, "
               "monotonicity and the median score's definition do not explain the gap (rows "
-              "marked new, optmech.tasks)")
+              "marked new, optmech.data.tasks)")
 _UNIT_NOTE = ("; the paper's mode error is in units of 2 individuals (it scores q = 2 count "
               "with exponent eps/2, the monotonic mechanism on counts): ours is {ind:.4g} "
               "individuals = {paper:.4g} in its units")

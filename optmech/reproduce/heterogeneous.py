@@ -14,13 +14,24 @@ from pathlib import Path
 import numpy as np
 
 from optmech.figures.heterogeneous import plot_scenario_results
-from optmech.hetero_scenarios import (FIGURE_SCENARIOS, correlation_scenario, run_scenario,
-                                      scenario_from_key)
-from optmech.heterogeneous import (CombinedGEM, GeneralisedExponentialMechanism,
-                                   GlobalNoisyMax, HeterogeneousNoisyMax, ModifiedGEM,
-                                   RandomStopping, StoppingDistribution, gem_scores)
-from optmech.privacy import realised_epsilon
+from optmech.heterogeneous import (
+    CombinedGEM,
+    GeneralisedExponentialMechanism,
+    GlobalNoisyMax,
+    HeterogeneousNoisyMax,
+    ModifiedGEM,
+    RandomStopping,
+    StoppingDistribution,
+    gem_scores,
+)
+from optmech.heterogeneous.scenarios import (
+    FIGURE_SCENARIOS,
+    correlation_scenario,
+    run_scenario,
+    scenario_from_key,
+)
 from optmech.reproduce import Result, compare, new_result
+from optmech.selection.privacy import realised_epsilon
 
 AREA = "heterogeneous sensitivities"
 SOURCE = "heterogeneous-sensitivities.txt"

@@ -24,9 +24,10 @@ import numpy as np
 from lp_models.lattice_recurrences import chain_dual_threshold
 from optmech.figures import save_figure
 from optmech.figures.lattice import FIGURE2_PANELS, PAPER_THRESHOLD, figure2
-from optmech.mechanisms import PermuteAndFlip
-from optmech.optimality import optimality_ratio, realised_privacy_loss, solve_lattice
+from optmech.lattice.optimum import realised_privacy_loss, solve_lattice
+from optmech.lattice.ratios import optimality_ratio
 from optmech.reproduce import Result, compare, new_result
+from optmech.selection.mechanisms import PermuteAndFlip
 
 AREA = "lattice (permute-and-flip §5, App. D)"
 SOURCE = "permute-and-flip.txt"

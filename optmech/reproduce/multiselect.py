@@ -28,10 +28,10 @@ from lp_models.dilp import ring_dilp, ring_dilp_per_user
 from lp_models.program import solve
 from optmech.figures import save_figure
 from optmech.figures.multiselect import laplace_offsets_figure, ring_noise_figure
-from optmech.multiselect import closed_form_cost, optimal_response
-from optmech.multiselect_dilp import solve_dilp
-from optmech.multiselect_noise import expected_cost, quantile_cost_bound, quantile_offsets
-from optmech.multiselect_protocol import MultiSelection
+from optmech.multiselect.dilp import solve_dilp
+from optmech.multiselect.noise import expected_cost, quantile_cost_bound, quantile_offsets
+from optmech.multiselect.offsets import closed_form_cost, optimal_response
+from optmech.multiselect.protocol import MultiSelection
 from optmech.reproduce import Result, compare, new_result
 
 AREA = "multiselect"

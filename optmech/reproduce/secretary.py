@@ -18,10 +18,19 @@ from optmech.figures import save_figure
 from optmech.figures import secretary as figures
 from optmech.progress import progress
 from optmech.reproduce import Result, compare, new_result
-from optmech.secretary import (a_coefficients, classical_rule, compare_with_pmix,
-                               enumerate_rank_distribution, pmix_delta, pmix_epsilon,
-                               pmix_largest_p, rank_distribution, rank_distribution_as_printed,
-                               rank_distribution_exact, threshold)
+from optmech.secretary import (
+    a_coefficients,
+    classical_rule,
+    compare_with_pmix,
+    enumerate_rank_distribution,
+    pmix_delta,
+    pmix_epsilon,
+    pmix_largest_p,
+    rank_distribution,
+    rank_distribution_as_printed,
+    rank_distribution_exact,
+    threshold,
+)
 
 __all__ = ["RATIO_GRID", "ratio_table", "run"]
 

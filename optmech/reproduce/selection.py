@@ -11,7 +11,7 @@ import numpy as np
 from optmech.figures import save_figure
 from optmech.figures.selection import figure_1
 from optmech.reproduce import Result, compare
-from optmech.worst_case import em_error_on_step, pf_error_on_step
+from optmech.selection.worst_case import em_error_on_step, pf_error_on_step
 
 AREA = "selection (permute-and-flip §4)"
 SOURCE = "permute-and-flip.txt"

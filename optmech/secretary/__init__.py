@@ -1,5 +1,9 @@
-"""The private secretary problem (``private-secretary-v2``): exact privacy analysis of the
-paper's p-mix stopping rule, and the optimal (ε, δ)-DP stopping rule by linear programming.
+"""The private secretary problem: exact privacy analysis of the paper's p-mix stopping rule,
+and the optimal (ε, δ)-DP stopping rule by linear programming.
+
+K. Grining, M. Klonowski and M. Sulkowska, *What Do Our Choices Say About Our
+Preferences?*, arXiv:2005.01586 (version 4; version 1 differs in places, said where it
+matters): Sections 3-5 (Fact 2, Theorems 3.1-5.3, Corollaries 2-3, the asymptotics a_k).
 
 Modules, one concern each:
 
@@ -17,20 +21,46 @@ Modules, one concern each:
   :mod:`lp_models.stopping`) against the best p-mix.
 """
 
-from optmech.secretary.classical import (a_coefficients, asymptotic_rank_distribution,
-                                         rank_distribution, rank_distribution_as_printed,
-                                         rank_distribution_exact, success_probability,
-                                         threshold)
+from optmech.secretary.classical import (
+                                         a_coefficients,
+                                         asymptotic_rank_distribution,
+                                         rank_distribution,
+                                         rank_distribution_as_printed,
+                                         rank_distribution_exact,
+                                         success_probability,
+                                         threshold,
+)
 from optmech.secretary.mixing import blind_choice, mix, pmix_rank_distribution
-from optmech.secretary.optimal import (ConvergenceError, PmixComparison, PrivateStoppingRule,
-                                       best_pmix, compare_with_pmix, optimal_private_rule)
-from optmech.secretary.privacy import (PmixBound, asymptotic_delta, asymptotic_epsilon,
-                                       asymptotic_largest_p, delta_for_epsilon, epsilon_for_delta,
-                                       largest_mix_weight, mix_bound, pmix_delta,
-                                       pmix_epsilon, pmix_largest_p)
-from optmech.secretary.rules import (StoppingRule, absolute_rank_probabilities,
-                                     blind_choice_rule, classical_rule, deterministic_rule,
-                                     mix_rules, optimal_rule_for_payoff)
+from optmech.secretary.optimal import (
+                                         ConvergenceError,
+                                         PmixComparison,
+                                         PrivateStoppingRule,
+                                         best_pmix,
+                                         compare_with_pmix,
+                                         optimal_private_rule,
+)
+from optmech.secretary.privacy import (
+                                         PmixBound,
+                                         asymptotic_delta,
+                                         asymptotic_epsilon,
+                                         asymptotic_largest_p,
+                                         delta_for_epsilon,
+                                         epsilon_for_delta,
+                                         largest_mix_weight,
+                                         mix_bound,
+                                         pmix_delta,
+                                         pmix_epsilon,
+                                         pmix_largest_p,
+)
+from optmech.secretary.rules import (
+                                         StoppingRule,
+                                         absolute_rank_probabilities,
+                                         blind_choice_rule,
+                                         classical_rule,
+                                         deterministic_rule,
+                                         mix_rules,
+                                         optimal_rule_for_payoff,
+)
 from optmech.secretary.simulation import enumerate_rank_distribution, simulate_ranks
 
 __all__ = [

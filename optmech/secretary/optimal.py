@@ -63,14 +63,26 @@ from dataclasses import dataclass
 import numpy as np
 
 from lp_models.program import SolverError, solve
-from lp_models.stopping import (PAYOFFS, mixture_lp, payoff_values, privacy_pairs,
-                                privacy_relaxation_lp, rank_payoff, split_solution,
-                                stopping_lp, triangle_index)
+from lp_models.stopping import (
+    PAYOFFS,
+    mixture_lp,
+    payoff_values,
+    privacy_pairs,
+    privacy_relaxation_lp,
+    rank_payoff,
+    split_solution,
+    stopping_lp,
+    triangle_index,
+)
 from optmech.secretary.classical import rank_distribution
 from optmech.secretary.mixing import blind_choice
 from optmech.secretary.privacy import check_epsilon, delta_for_epsilon, largest_mix_weight
-from optmech.secretary.rules import (StoppingRule, blind_choice_rule, deterministic_rule,
-                                      optimal_rule_for_payoff)
+from optmech.secretary.rules import (
+    StoppingRule,
+    blind_choice_rule,
+    deterministic_rule,
+    optimal_rule_for_payoff,
+)
 from optmech.validation import check_choice, check_integer, check_positive, check_probability
 
 __all__ = ["METHODS", "ConvergenceError", "PmixComparison", "PrivateStoppingRule",

@@ -29,8 +29,12 @@ import numpy as np
 from lp_models.stopping import privacy_pairs
 from optmech.secretary.classical import a_coefficients, rank_distribution
 from optmech.secretary.mixing import blind_choice, check_distribution, pmix_rank_distribution
-from optmech.validation import (InvalidArgumentError, check_integer, check_nonnegative,
-                                check_probability)
+from optmech.validation import (
+    InvalidArgumentError,
+    check_integer,
+    check_nonnegative,
+    check_probability,
+)
 
 __all__ = [
     "MAX_EPSILON",

@@ -7,8 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from lp_models.dilp import (canonical_chains, line_dilp, ring_dilp, ring_dilp_per_user,
-                            sorted_vectors)
+from lp_models.dilp import (
+    canonical_chains,
+    line_dilp,
+    ring_dilp,
+    ring_dilp_per_user,
+    sorted_vectors,
+)
 from lp_models.program import LinearProgram, solve, to_cvxpy
 
 

@@ -138,7 +138,7 @@ def test_reduced_lp_against_cvxpy():
 
 
 def test_pf_recurrence_matches_pf_pmf():
-    from optmech.pf_probabilities import pf_probabilities
+    from optmech.selection.pf_probabilities import pf_probabilities
 
     for n, k, eps in [(3, 4, 0.3), (5, 3, 1.7), (6, 2, 0.05)]:
         classes = lattice_classes(n, k)

@@ -8,9 +8,19 @@ import numpy as np
 import pytest
 
 from lp_models.program import InvalidModelError, dual_objective, solve, to_cvxpy
-from lp_models.stopping import (full_duals, full_primal, mixture_lp, payoff_values,
-                                privacy_pairs, privacy_relaxation_lp, propagate_ranks,
-                                rank_payoff, split_solution, stopping_lp, triangle_index)
+from lp_models.stopping import (
+    full_duals,
+    full_primal,
+    mixture_lp,
+    payoff_values,
+    privacy_pairs,
+    privacy_relaxation_lp,
+    propagate_ranks,
+    rank_payoff,
+    split_solution,
+    stopping_lp,
+    triangle_index,
+)
 
 
 def binomial_law(n, i, r):

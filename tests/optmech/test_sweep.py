@@ -12,7 +12,7 @@ CALLS_FILE = "calls.txt"
 
 def pf_error_cell(n, eps, log_to=None):
     """A real cell: PF's worst-case error (equation 8 maximised over p)."""
-    from optmech.worst_case import worst_case_error
+    from optmech.selection.worst_case import worst_case_error
 
     if log_to is not None:
         with open(log_to, "a") as f:

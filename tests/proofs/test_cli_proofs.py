@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from proofs.report import DEFAULT_PATH, render
 from proofs.registry import CheckResult, Identity, Outcome
+from proofs.report import DEFAULT_PATH, render
 from tests.cli_helpers import run_cli_error
 
 KNOWN_ERRATA = {"secretary.rank_distribution", "secretary.lemma3_difference_recurrence",

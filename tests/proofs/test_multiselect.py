@@ -5,8 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from proofs.multiselect import (laplace_cost, laplace_cost_gradient, optimal_cost,
-                                optimal_offsets)
+from proofs.multiselect import laplace_cost, laplace_cost_gradient, optimal_cost, optimal_offsets
 
 
 def test_laplace_cost_by_hand():

@@ -4,8 +4,13 @@ from fractions import Fraction as F
 
 import sympy
 
-from proofs.permute_flip import (appendix_e_pmf, exact_integral_pmf, integral_pmf, lemma1_pmf,
-                                 lemma2_pmf)
+from proofs.permute_flip import (
+    appendix_e_pmf,
+    exact_integral_pmf,
+    integral_pmf,
+    lemma1_pmf,
+    lemma2_pmf,
+)
 
 
 def test_two_candidates_by_hand():

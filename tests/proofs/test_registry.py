@@ -4,8 +4,16 @@ import pytest
 import sympy
 from sympy.parsing.sympy_parser import parse_expr
 
-from proofs.registry import (METHODS, PAPERS, CheckResult, Identity, check_one, erratum_if,
-                             identities, verified_if)
+from proofs.registry import (
+    METHODS,
+    PAPERS,
+    CheckResult,
+    Identity,
+    check_one,
+    erratum_if,
+    identities,
+    verified_if,
+)
 
 ISSUE_NAMES = {  # every identity the issue asks for, by registry name
     "secretary.threshold", "secretary.win_probability", "secretary.rank_distribution",

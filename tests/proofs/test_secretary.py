@@ -4,10 +4,16 @@ from fractions import Fraction as F
 
 import pytest
 
-from proofs.secretary_exact import (enumerate_rank_probabilities, hockey_stick,
-                                    minimal_exp_epsilon, neighbour_profile, rank_probabilities,
-                                    rank_probabilities_printed, threshold, win_probability)
-
+from proofs.secretary_exact import (
+    enumerate_rank_probabilities,
+    hockey_stick,
+    minimal_exp_epsilon,
+    neighbour_profile,
+    rank_probabilities,
+    rank_probabilities_printed,
+    threshold,
+    win_probability,
+)
 
 # --- reference computations against values known independently --------------------------
 

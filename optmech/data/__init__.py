@@ -1,0 +1,49 @@
+"""Real-data selection tasks: mode and median on the DPBench histograms.
+
+Permute-and-flip paper — R. McKenna and D. Sheldon, *Permute-and-Flip: A new mechanism for
+differentially private selection*, NeurIPS 2020, arXiv:2010.12603 — Section 6 and
+Appendix G (Figures 3 and 7).  The histograms are the one-dimensional DPBench datasets
+(M. Hay, A. Machanavajjhala, G. Miklau, Y. Chen and D. Zhang, *Principled Evaluation of
+Differentially Private Algorithms using DPBench*, SIGMOD 2016), shipped in ``dpbench/``.
+
+* :mod:`~.datasets`: the shipped histograms and any ``.npy`` / ``.csv`` histogram;
+* :mod:`~.tasks`: mode and median scores and the exact expected error of each mechanism.
+"""
+
+from optmech.data.datasets import (
+    DATASETS,
+    PAPER_BINS,
+    PAPER_DATASETS,
+    check_histogram,
+    coarsen,
+    load_histogram,
+)
+from optmech.data.tasks import (
+    TASKS,
+    Task,
+    budget_ratio,
+    epsilon_for_error,
+    error_curves,
+    expected_errors,
+    get_task,
+    median_scores,
+    mode_scores,
+)
+
+__all__ = [
+    "DATASETS",
+    "PAPER_BINS",
+    "PAPER_DATASETS",
+    "TASKS",
+    "Task",
+    "budget_ratio",
+    "check_histogram",
+    "coarsen",
+    "epsilon_for_error",
+    "error_curves",
+    "expected_errors",
+    "get_task",
+    "load_histogram",
+    "median_scores",
+    "mode_scores",
+]

@@ -1,0 +1,154 @@
+"""Histograms for the data experiments: the built-in DPBench files or any ``.npy``/``.csv``.
+
+A histogram is a one-dimensional array of non-negative integer counts (individuals per
+bin, bins in domain order) with a positive total.  The built-in datasets are the DPBench
+one-dimensional histograms (Hay et al., SIGMOD 2016) shipped in ``optmech/data/dpbench``
+(see the README there) and read with :mod:`importlib.resources`, so they work from an
+installed wheel:
+
+=========== ======= ============ =====================================================
+name        bins    total        used by the permute-and-flip paper (Section 6)
+=========== ======= ============ =====================================================
+HEPTH       4096    347 414      yes, coarsened to 1024 bins
+MEDCOST     4096    9 415        yes, coarsened to 1024 bins
+SEARCHLOGS  4096    335 889      yes, coarsened to 1024 bins
+PATENT      4096    27 948 226   yes, coarsened to 1024 bins
+INCOME      4096    20 787 122   no (extra)
+NETFLIX     17770   23 168 232   no (extra; 17770 has no divisor near 1024)
+=========== ======= ============ =====================================================
+
+The paper's fifth dataset, ADULTFRANK, is not distributed here.  The paper coarsens every
+histogram to 1024 bins by summing 4 consecutive bins (:func:`coarsen`; the authors'
+notebook does ``x.reshape(1024, -1).sum(axis=1)``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from optmech.validation import InvalidArgumentError, check_integer
+
+__all__ = [
+    "DATASETS",
+    "PAPER_BINS",
+    "PAPER_DATASETS",
+    "check_histogram",
+    "coarsen",
+    "load_histogram",
+]
+
+_FILES = {
+    "HEPTH": "HEPTH.n4096.npy",
+    "INCOME": "INCOME.n4096.npy",
+    "MEDCOST": "MEDCOST.n4096.npy",
+    "PATENT": "PATENT.n4096.npy",
+    "SEARCHLOGS": "SEARCHLOGS.n4096.npy",
+    "NETFLIX": "NETFLIX.n17770.npy",
+}
+DATASETS = tuple(_FILES)
+PAPER_DATASETS = ("HEPTH", "MEDCOST", "SEARCHLOGS", "PATENT")
+PAPER_BINS = 1024
+
+_HISTOGRAM = "a non-empty 1-D array of non-negative integer counts with a positive total"
+
+
+def check_histogram(counts, argument: str = "counts") -> np.ndarray:
+    """Validate a histogram and return it as an ``int64`` array (a copy).
+
+    Raises :class:`InvalidArgumentError` for anything but a non-empty one-dimensional array
+    of finite, non-negative, integer-valued counts whose total is positive (an all-zero
+    histogram has no individuals: no mode or median).
+    """
+    try:
+        values = np.array(counts, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(argument, counts, _HISTOGRAM) from None
+    if values.ndim != 1:
+        raise InvalidArgumentError(argument, counts, _HISTOGRAM + f" (got {values.ndim}-D)")
+    if values.size == 0:
+        raise InvalidArgumentError(argument, counts, _HISTOGRAM + " (got no bins)")
+    if not np.isfinite(values).all() or (values != np.round(values)).any():
+        raise InvalidArgumentError(argument, counts, _HISTOGRAM + " (got a non-integer)")
+    if (values < 0).any():
+        first = int(np.flatnonzero(values < 0)[0])
+        raise InvalidArgumentError(
+            argument, counts, _HISTOGRAM + f" (bin {first} is {values[first]:g})")
+    if values.max() > 2.0 ** 53:
+        raise InvalidArgumentError(argument, counts, _HISTOGRAM + " (counts below 2**53)")
+    histogram = values.astype(np.int64)
+    if histogram.sum() == 0:
+        raise InvalidArgumentError(argument, counts, _HISTOGRAM + " (all bins are 0)")
+    return histogram
+
+
+def coarsen(counts, bins: int) -> np.ndarray:
+    """Sum consecutive groups of ``len(counts) // bins`` bins into ``bins`` bins.
+
+    ``bins`` must divide the number of bins (4096 -> 1024 sums groups of 4, as the paper
+    does); ``bins == len(counts)`` returns the histogram unchanged.  Counts are preserved
+    exactly (integer sums).
+    """
+    histogram = check_histogram(counts)
+    n = histogram.size
+    bins = check_integer(bins, "bins", minimum=1, maximum=n)
+    if n % bins:
+        raise InvalidArgumentError("bins", bins, f"a divisor of the number of bins ({n})")
+    return histogram.reshape(bins, n // bins).sum(axis=1)
+
+
+def _builtin(name: str) -> np.ndarray:
+    resource = resources.files("optmech.data").joinpath("dpbench", _FILES[name])
+    with resources.as_file(resource) as path:
+        return np.load(path, allow_pickle=False)
+
+
+def _read_file(path: Path) -> np.ndarray:
+    if not path.is_file():
+        raise InvalidArgumentError("dataset", str(path),
+                                   "a built-in name (" + ", ".join(DATASETS)
+                                   + ") or an existing .npy/.csv file (file not found)")
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".npy":
+            data = np.load(path, allow_pickle=False)
+        elif suffix == ".csv":
+            with warnings.catch_warnings():  # an empty file is reported below, not warned
+                warnings.simplefilter("ignore", UserWarning)
+                data = np.loadtxt(path, delimiter=",", ndmin=2)
+            if min(data.shape) > 1:
+                raise InvalidArgumentError("dataset", str(path),
+                                           "a .csv with one row or one column of counts")
+            data = data.ravel()
+        else:
+            raise InvalidArgumentError("dataset", str(path), "a file ending in .npy or .csv")
+    except InvalidArgumentError:
+        raise
+    except (OSError, ValueError) as error:
+        raise InvalidArgumentError("dataset", str(path),
+                                   f"a readable .npy/.csv file of counts ({error})") from None
+    return data
+
+
+def load_histogram(dataset, bins: int | None = None) -> np.ndarray:
+    """The histogram of a built-in dataset (name, case-insensitive) or of a file.
+
+    ``dataset``: one of :data:`DATASETS`, or a path to a ``.npy`` array or a ``.csv`` with
+    the counts in one row or one column (comma-separated).  ``bins``: coarsen to this many
+    bins with :func:`coarsen` (None: keep the file's bins; the paper uses
+    ``PAPER_BINS = 1024``).  Returns an ``int64`` array; missing files, unreadable files,
+    negative or non-integer counts and empty histograms raise :class:`InvalidArgumentError`.
+    """
+    name = str(dataset).upper()
+    if name in _FILES:
+        data = _builtin(name)
+    else:
+        data = _read_file(Path(dataset))
+    try:
+        histogram = check_histogram(data)
+    except InvalidArgumentError as error:
+        raise InvalidArgumentError("dataset", str(dataset), error.allowed) from None
+    return histogram if bins is None else coarsen(histogram, bins)

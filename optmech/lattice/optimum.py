@@ -1,0 +1,335 @@
+"""The optimal regular mechanism on the bounded 2Δ-lattice, certified.
+
+Permute-and-flip paper, Section 5 (Theorem 3, Figure 2) and Appendix D.  The LP and its
+reduced form are in :mod:`lp_models.lattice`; this module solves it (the HiGHS rounds are
+in :mod:`optmech.lattice.solve_loop`, the ratios of mechanisms against the optimum in
+:mod:`optmech.lattice.ratios`).
+
+:func:`solve_lattice` returns a :class:`LatticeOptimum` whose value is *certified*: a primal
+point that satisfies every row of the LP (checked here with numpy, including all
+monotonicity rows of the regular LP) and a lower bound recomputed by
+:func:`lp_models.program.dual_objective` from row multipliers; the relative gap must be at
+most ``gap_tolerance`` (1e-7) or :class:`~lp_models.program.SolverError` is raised.
+
+How the optimum is found (``method="auto"``):
+
+1. *No solve* when the chain dual certifies permute-and-flip
+   (:func:`lp_models.lattice_recurrences.chain_dual`): PF's probabilities come from its
+   recurrence and the dual from a second recurrence, ``O(V)`` work for ``V`` variables.  For
+   the lattice weighting this happens exactly when ``sum_{t=1}^k e^{-eps t} <= 1`` (or
+   ``n <= 2``), i.e. for ``eps`` above about 0.61 (k = 3) to ``ln 2`` (large k), well below
+   the paper's sufficient threshold ``ln((3 + sqrt 5)/2) = 0.9624``.
+2. Otherwise HiGHS solves the reduced LP, one model kept between rounds (see
+   :func:`~optmech.lattice.solve_loop.solve_with_highs`); for the regular LP the
+   monotonicity rows are added by row generation (seeded with the block that binds most,
+   then only violated rows).  The solver is the
+   primal simplex: every climbing privacy row starts held tight, so the first point is PF,
+   and a row is released when its multiplier turns negative (few are slack at the
+   optimum).  Below eps = 0.25 on models of 5000 variables or more (n = k = 7 and up) so
+   many rows are slack at the optimum that HiGHS's interior point (IPX, then simplex from
+   its crossover basis) is used instead (6.5 times faster at n = k = 8, eps = 0.2).
+   The primal is renormalised per class and, if a row is violated by rounding, mixed with
+   the strictly feasible point ``(uniform + PF) / 2`` just enough to satisfy every row
+   exactly.  The lower bound is the Lagrangian bound at HiGHS's row multipliers of the
+   last model (with the held rows as inequalities; a relaxation of the regular LP, so its
+   bound is valid for the full LP).
+
+Scale.  Step 1 is linear in the number of variables: n = k = 12 (9.1 million variables,
+72.6 million rows of the regular LP) is certified in 20 to 40 s and 2.3 GiB.  Step 2 is an
+LP solve whose cost grows faster than quadratically (a change of the basis propagates
+through every layer of the recurrence): at eps = 0.5, n = k = 8 takes 3 to 5 s and
+n = k = 9 80 to 150 s (``benchmarks/results/lattice.md``), so n = k = 10 at eps = 0.5 is
+out of reach; just below the threshold it is certified (eps = 0.68, 0.6827, 0.69: 202,
+214, 287 s).  Smaller eps is slower: at n = k = 8, 160 s at eps = 0.2
+(interior point; the held-row simplex takes 1060 s) and 464 s at eps = 0.05.  Measured
+and slower at eps = 0.5: IPX (7.8 s at n = k = 8 without monotonicity rows, then 50 s only
+to build its preconditioning basis at n = k = 9), PDLP (73 s at n = k = 8 for a 6e-8 gap)
+and Clarabel's interior point (369 s at n = k = 8).  Eliminating privacy rows by
+substitution does not help either (Appendix D's LP, n = k = 8, against about 5 s for the
+held-row simplex): with the climbing rows eliminated (``x = `` climbing slacks plus the top
+value they lead to; 9867 rows instead of 33891) the primal simplex from PF takes 6.0 s (and
+more than 3 minutes at n = k = 9) and IPX 5.3 s (104 s at n = k = 9); with every privacy row
+eliminated (one row per class, columns up to 2k + 1 long) 15 s and 135 s, because the
+basis factors fill in.
+
+Other ``method`` values (``"simplex"``, ``"ipm"``, ``"pdlp"``) skip step 1 and run that HiGHS
+solver on the reduced LP (a cross-check; PDLP rarely reaches the 1e-7 certificate).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from lp_models.lattice import (
+    class_weights,
+    monotonicity_pair_blocks,
+    reduced_lattice_lp,
+)
+from lp_models.lattice_classes import LatticeClasses
+from lp_models.lattice_recurrences import (
+    chain_dual,
+    pf_lattice_probabilities,
+    reduced_row_duals,
+    relaxed_dual,
+    relaxed_to_chain_multipliers,
+)
+from lp_models.program import SolverError, dual_objective
+from optmech.lattice.inputs import check_lattice, lattice_table
+from optmech.lattice.solve_loop import solve_with_highs
+from optmech.selection.privacy import lattice_neighbours, realised_epsilon
+from optmech.validation import InvalidArgumentError, check_choice, check_positive
+
+__all__ = [
+    "GAP_TOLERANCE",
+    "LatticeOptimum",
+    "LatticeSolutionMechanism",
+    "METHODS",
+    "lattice_lp_size",
+    "realised_privacy_loss",
+    "solve_lattice",
+]
+
+METHODS = ("auto", "simplex", "ipm", "pdlp")
+GAP_TOLERANCE = 1e-7
+# Below this eps, method="auto" runs HiGHS's interior point, not the held-row simplex: the
+# smaller eps, the more rows the optimum has slack that PF holds tight, and the simplex walks
+# from PF through all of them.  Measured at n = k = 8 (two jobs on two cores), interior
+# point (IPX in every round) against simplex: eps = 0.05, 500 s against more than 1650 s;
+# 0.1, 148 s against more than 600 s; 0.2, 300 s against 1060 s (162 s with simplex rounds
+# after the first IPX solve, as now; 0.05 then 464 s); 0.5, 93 s against 3.9 s.  At n = k = 7:
+# 0.05, 4.9 s against 35 s; 0.2, 7.4 s against 6.4 s; 0.3, 11 s against 3.6 s.  Small
+# models stay with the simplex: both take about a second at n = k = 6 (1722 variables), and
+# IPX without presolve stopped with status "Unknown" on a 210-variable model.
+_AUTO_IPM_BELOW = 0.25
+_AUTO_IPM_MIN_VARIABLES = 5000
+
+
+@dataclass(frozen=True, eq=False)
+class LatticeOptimum:
+    """A certified optimum of the lattice LP.
+
+    ``probabilities[v]`` is the optimum's probability of one item at level ``var_level[v]``
+    in class ``var_class[v]`` of ``classes`` (it satisfies every LP row exactly, up to
+    floating-point rounding reported in ``max_violation``).  ``total_error`` is the sum over
+    the weighted vectors of the expected error (units of the sensitivity, Δ = 1),
+    ``lower_bound`` the certified lower bound on the LP's optimal value, ``gap`` their
+    relative difference.  ``num_constraints`` counts every row of the LP (all monotonicity
+    rows for ``"regular"``, even those row generation never added).  ``relaxed_dual_bound``
+    is the independent lower bound from the paper's own dual recurrence (Appendix D, relaxed
+    LP, rows telescoped into the reduced LP's) when that dual is feasible, else ``None``; it
+    equals ``total_error`` whenever it exists.  ``rows_generated`` is the number of
+    monotonicity rows in the last LP HiGHS solved (seeded plus generated; 0 when no LP was
+    solved).
+    """
+
+    n: int
+    k: int
+    epsilon: float
+    weighting: str
+    constraint_set: str
+    probabilities: np.ndarray = field(repr=False)
+    total_error: float
+    lower_bound: float
+    gap: float
+    method: str
+    pf_optimal: bool
+    num_variables: int
+    num_constraints: int
+    solve_seconds: float
+    status: str
+    max_violation: float
+    rows_generated: int
+    relaxed_dual_bound: float | None
+    classes: LatticeClasses = field(repr=False)
+
+    def class_errors(self) -> np.ndarray:
+        """Expected error (units of Δ) of the optimum on each class representative."""
+        c = self.classes
+        return np.bincount(c.var_class, weights=c.var_count * 2.0 * c.var_level
+                           * self.probabilities, minlength=c.num_classes)
+
+    def mechanism(self) -> "LatticeSolutionMechanism":
+        """The optimum as a mechanism with a ``pmf`` on the lattice (for privacy checks)."""
+        return LatticeSolutionMechanism(self)
+
+
+class LatticeSolutionMechanism:
+    """The optimal lattice mechanism as an object with ``pmf(scores)`` (sensitivity 1).
+
+    ``scores`` must lie on the 2Δ-lattice up to a common shift (``q_r - q* = -2j`` with
+    integer ``0 <= j <= k``); anything else raises :class:`InvalidArgumentError`.
+    """
+
+    sensitivity = 1.0
+    monotonic = False
+
+    def __init__(self, optimum: LatticeOptimum):
+        self.optimum = optimum
+
+    def pmf(self, scores) -> np.ndarray:
+        q = np.asarray(scores, dtype=float)
+        c = self.optimum.classes
+        steps = (q.max() - q) / 2.0
+        levels = np.rint(steps).astype(np.int64)
+        if q.ndim != 1 or q.size != c.n or np.abs(steps - levels).max() > 1e-9 \
+                or levels.max() > c.k:
+            raise InvalidArgumentError("scores", scores,
+                                       f"{c.n} scores on the 2-lattice within depth {c.k}")
+        counts = np.bincount(levels, minlength=c.k + 1)
+        cls = c.find(np.array([counts @ c.radix]))[0]
+        return self.optimum.probabilities[c.variable(np.full(levels.size, cls), levels)]
+
+
+def _lp_size(classes: LatticeClasses, regular: bool) -> tuple[int, int]:
+    num_mono = sum(a.size for a, _ in monotonicity_pair_blocks(classes)) if regular else 0
+    num_rows = classes.num_classes + int((classes.var_next >= 0).sum()) + num_mono
+    return classes.num_variables, num_rows
+
+
+def lattice_lp_size(n: int, k: int, constraints: str = "regular") -> tuple[int, int]:
+    """``(variables, rows)`` of the reduced lattice LP, without building it."""
+    n, k, _ = check_lattice(n, k, 1.0, "lattice", constraints)
+    return _lp_size(lattice_table(n, k), constraints == "regular")
+
+
+def realised_privacy_loss(optimum: LatticeOptimum) -> float:
+    """Largest realised privacy loss ``|log p(q) - log p(q')|`` of the optimum's mechanism
+    over every ``q`` in Q and every neighbour ``q' = q + z``, ``z in {-1, +1}^n`` (Δ = 1),
+    that stays within the bounded lattice.  Measured by :mod:`optmech.selection.privacy` from the
+    mechanism's pmf, independently of the LP's rows; ``2^n`` neighbours per class, so meant
+    for small ``n``."""
+    mechanism = optimum.mechanism()
+    classes = optimum.classes
+    worst = 0.0
+    for q in classes.scores(np.arange(classes.num_classes)):
+        neighbours = lattice_neighbours(q, 1.0, levels=2, limit=2 ** classes.n)
+        depth = (neighbours.max(axis=1, keepdims=True) - neighbours).max(axis=1) / 2
+        check = realised_epsilon(mechanism, q, sensitivity=1.0,
+                                 neighbours=neighbours[depth <= classes.k + 1e-9])
+        worst = max(worst, check.epsilon)
+    return worst
+
+
+def _monotone_violation(classes: LatticeClasses, x: np.ndarray) -> float:
+    worst = 0.0
+    for a, b in monotonicity_pair_blocks(classes):
+        if a.size:
+            worst = max(worst, float((x[b] - x[a]).max()))
+    return worst
+
+
+def _repair(classes: LatticeClasses, epsilon: float, x: np.ndarray, pf: np.ndarray,
+            regular: bool) -> np.ndarray:
+    """Make ``x`` satisfy every row exactly: clip, renormalise per class, then mix with the
+    strictly feasible ``(uniform + pf) / 2`` by the smallest weight that removes the largest
+    relative violation of a privacy or monotonicity row."""
+    x = np.maximum(np.asarray(x, dtype=float), 0.0)
+    totals = np.bincount(classes.var_class, weights=classes.var_count * x,
+                         minlength=classes.num_classes)
+    x = x / totals[classes.var_class]
+    anchor = 0.5 * (pf + 1.0 / classes.n)
+    decay = math.exp(-epsilon)
+    source = np.flatnonzero(classes.var_next >= 0)
+    pairs = [(source, classes.var_next[source], decay)]
+    if regular:
+        pairs += [(a, b, 1.0) for a, b in monotonicity_pair_blocks(classes)]
+    theta = 0.0
+    for a, b, coef in pairs:
+        row_x = x[a] - coef * x[b]
+        bad = row_x < 0
+        if bad.any():
+            row_anchor = anchor[a[bad]] - coef * anchor[b[bad]]
+            if (row_anchor <= 0).any():
+                raise SolverError("cannot repair the primal point: the anchor is not strictly "
+                                  "feasible", status="repair failed", num_rows=0,
+                                  num_cols=x.size, num_nonzeros=0, method="repair")
+            need = -row_x[bad] / (row_anchor - row_x[bad])
+            theta = max(theta, float(need.max()))
+    if theta > 0:
+        theta = min(1.0, theta * (1 + 1e-9) + 1e-16)
+        x = (1 - theta) * x + theta * anchor
+    return x
+
+
+def _certify(lp, x: np.ndarray, row_duals: np.ndarray) -> tuple[float, float, float]:
+    """``(primal value, lower bound, max violation)`` in the LP's (normalised) units.
+
+    The bound is :func:`lp_models.program.dual_objective` at ``row_duals`` with the
+    multipliers of inequality rows clipped at 0: a Lagrangian bound, valid for any
+    multipliers because every column is boxed (``0 <= x <= 1/m_j``)."""
+    y = np.where(np.isinf(lp.row_upper), np.maximum(row_duals, 0.0), row_duals)
+    bound, _ = dual_objective(lp, y)
+    return lp.objective_value(x), float(bound), lp.max_violation(x)
+
+
+def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
+                  constraints: str = "regular", method: str = "auto",
+                  gap_tolerance: float = GAP_TOLERANCE,
+                  time_limit: float | None = None) -> LatticeOptimum:
+    """Certified optimum of the lattice LP for ``n`` items, depth ``k`` and privacy ``epsilon``.
+
+    ``weighting``: ``"lattice"`` (each ``q in Q`` once, as in Theorem 3) or ``"cube"`` (the
+    authors' notebook: every vector of ``{0, -2, ..., -2k}^n``, see :mod:`lp_models.lattice`).
+    ``constraints``: ``"regular"`` (Appendix D plus the monotonicity rows regularity needs;
+    every feasible point is ε-DP) or ``"paper"`` (Appendix D as printed).  ``method``: see
+    the module docstring.  Raises :class:`SolverError` if the certified gap exceeds
+    ``gap_tolerance``.
+    """
+    n, k, epsilon = check_lattice(n, k, epsilon, weighting, constraints)
+    check_choice(method, "method", METHODS)
+    gap_tolerance = check_positive(gap_tolerance, "gap_tolerance")
+    if time_limit is not None:
+        time_limit = check_positive(time_limit, "time_limit")
+    started = time.perf_counter()
+    classes = lattice_table(n, k)
+    regular = constraints == "regular"
+    weights = class_weights(classes, weighting)
+    scale = float(weights.sum())
+    pf = pf_lattice_probabilities(classes, epsilon)
+    _, num_rows = _lp_size(classes, regular)
+
+    paper_lp = reduced_lattice_lp(n, k, epsilon, weighting, "paper", classes=classes)
+    x, certify_lp, row_duals = pf, paper_lp, None
+    status, used, pairs = "Optimal", "pf-chain-dual", None
+    if method == "auto":
+        lam, mu = chain_dual(classes, epsilon, paper_lp.cost)
+        y = reduced_row_duals(paper_lp, lam, mu)
+        primal, bound, _ = _certify(paper_lp, pf, y)
+        if abs(primal - bound) <= gap_tolerance * abs(primal):
+            row_duals = y
+    if row_duals is None:
+        if method == "auto":
+            interior = (epsilon < _AUTO_IPM_BELOW
+                        and classes.num_variables >= _AUTO_IPM_MIN_VARIABLES)
+            method = "ipm" if interior else "simplex"
+        x, certify_lp, row_duals, status, used = solve_with_highs(
+            classes, epsilon, weighting, pf, regular, method, time_limit)
+        pairs = certify_lp.metadata["monotone_pairs"] if regular else None
+        x = _repair(classes, epsilon, x, pf, regular)
+    primal, bound, violation = _certify(certify_lp, x, row_duals)
+    if regular:
+        violation = max(violation, _monotone_violation(classes, x))
+    gap = abs(primal - bound) / abs(primal)
+    if not gap <= gap_tolerance:
+        raise SolverError(f"certified gap {gap:.3g} exceeds {gap_tolerance:g}",
+                          status=f"{status} but not certified", num_rows=num_rows,
+                          num_cols=classes.num_variables, num_nonzeros=0, method=used)
+    pf_value = paper_lp.objective_value(pf)
+    lam_relaxed, nu = relaxed_dual(classes, epsilon, paper_lp.cost)
+    relaxed_bound = None
+    if nu[classes.var_level >= 1].min(initial=0.0) >= 0:
+        mu = relaxed_to_chain_multipliers(classes, epsilon, nu)
+        relaxed_bound = dual_objective(paper_lp, reduced_row_duals(paper_lp, lam_relaxed, mu)
+                                       )[0] * scale
+    return LatticeOptimum(
+        n=n, k=k, epsilon=epsilon, weighting=weighting, constraint_set=constraints,
+        probabilities=x, total_error=primal * scale, lower_bound=bound * scale, gap=gap,
+        method=used, pf_optimal=bool(pf_value <= bound * (1 + gap_tolerance)),
+        num_variables=classes.num_variables, num_constraints=num_rows,
+        solve_seconds=time.perf_counter() - started, status=status, max_violation=violation,
+        rows_generated=0 if pairs is None else int(pairs[0].size),
+        relaxed_dual_bound=relaxed_bound, classes=classes)

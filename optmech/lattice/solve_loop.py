@@ -1,0 +1,168 @@
+"""The HiGHS rounds behind :func:`optmech.lattice.optimum.solve_lattice`: held climbing rows
+released by their multipliers, and monotonicity rows added by row generation.
+
+Permute-and-flip paper, Appendix D (the reduced LP of :mod:`lp_models.lattice`).  The point
+returned here is not yet certified: :func:`~optmech.lattice.optimum.solve_lattice` repairs
+it, checks it against every row and recomputes the dual bound.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+
+from lp_models.lattice import monotonicity_pair_blocks, pair_rows, reduced_lattice_lp
+from lp_models.lattice_classes import LatticeClasses
+from lp_models.program import HighsModel, SolverError
+
+__all__ = ["solve_with_highs"]
+
+_MAX_ROUNDS = 200  # solve rounds (releases and row generation; 23 at n = k = 9)
+_DUAL_SIMPLEX, _PRIMAL_SIMPLEX = 1, 4  # HiGHS simplex_strategy values
+
+
+def _violated_monotone_rows(classes: LatticeClasses, x: np.ndarray, present: np.ndarray):
+    """Pairs ``(a, b)`` of every monotonicity row ``x[a] >= x[b]`` that ``x`` violates by
+    more than a relative 1e-12 and that is not yet in the model (``present``: the
+    :func:`_pair_keys` of the rows it has).  A row already present can be violated by a
+    relative 1e-12 while HiGHS counts it as satisfied (absolute tolerance 1e-10); adding it
+    again would put two equal rows in the model (measured before this check: 75 of the
+    14024 rows generated at n = k = 8, eps = 0.5), and a basis with both tight is singular."""
+    firsts, seconds = [], []
+    for a, b in monotonicity_pair_blocks(classes):
+        bad = x[b] - x[a] > 1e-12 * np.maximum(np.abs(x[a]), 1e-300)
+        firsts.append(a[bad])
+        seconds.append(b[bad])
+    first, second = np.concatenate(firsts), np.concatenate(seconds)
+    new = ~np.isin(_pair_keys(classes, first, second), present)
+    return first[new], second[new]
+
+
+def _pair_keys(classes: LatticeClasses, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """One integer per variable pair ``(a, b)``."""
+    return a.astype(np.int64) * classes.num_variables + b
+
+
+def solve_with_highs(classes, epsilon, weighting, pf, regular, method, time_limit):
+    """Solve the reduced LP with HiGHS, one model kept between rounds (HiGHS re-optimises
+    from its last basis), and for the regular LP add the monotonicity rows by row
+    generation.  Returns ``(x, LP certified against, its row duals, HiGHS status, method
+    label)``.
+
+    ``method`` is a HiGHS solver (``"simplex"``, ``"ipm"`` or ``"pdlp"``).  Simplex: every
+    climbing privacy row starts *held* as an equality, which leaves exactly one point, PF
+    (recurrence (5)), the start.  Rounds: solve; release every held row whose multiplier
+    is negative (the objective improves if it goes slack; the basis stays primal feasible,
+    so primal simplex continues); else add every violated monotonicity row (the basis stays
+    dual feasible: dual simplex continues); else stop.
+    A dual-simplex round that HiGHS ends with "Solve error" is finished once by the primal
+    simplex from a fresh factorisation of its basis (see the comment in the loop).
+    The LP certified against is the last model with the held rows as the inequalities they
+    are: their multipliers are then all >= 0 up to 1e-12, so the Lagrangian bound holds for
+    it, a relaxation of the regular LP.  Few rows need releasing (eps = 0.5, n = k = 7: 214
+    of 5544 climbing rows are slack at the optimum), so the simplex walks only the short
+    way from PF.  Other methods run on the plain model, one solve per round; after the first
+    interior-point solve every round is simplex from its crossover basis.
+
+    Measured (eps = 0.5, no other job running): n = k = 8, 2.9 s; n = k = 9, 83 s (the
+    first release round, 37 s, dominates); n = k = 10 (with a second job on the other
+    core): the first release round alone 1187 s (46050 pivots), and the solve had not
+    finished after 45 minutes.  Slower variants: rows held from level 2 only
+    and the first round presolved (4.2 s and about 150 s), the same from PF (3.4 s,
+    124 s); HiGHS's default dual simplex after releases (first release round 3.9 s against
+    0.9 s at n = k = 8) and its default steepest-edge pricing, whose weights are recomputed
+    after every change (27 s against 7 s at n = k = 8), hence Devex; the earlier one-shot
+    models re-solved from PF every round (12 s; n = k = 9 not in 750 s); one model from
+    scratch without held rows (30 s at n = k = 8).  With HiGHS's default 1e-7 tolerances
+    the returned point violates rows by ~1e-8 and its objective is off by ~1e-9 relative,
+    so the tolerances are tightened to 1e-10; the certificate, not HiGHS's status, decides
+    what is returned.  After thousands of basis updates HiGHS's primal values can still drift
+    (highspy 1.16, Appendix D's LP at n = k = 8: a sum-to-one row off by 1.2e-6 under an
+    "Optimal" status, and a certified gap of 1.7e-6), so a point that violates a row by more
+    than 1e-9 is recomputed from a fresh factorisation of its basis (``refactor_tolerance``
+    of :meth:`HighsModel.run`) before the round goes on.
+    """
+    simplex = method == "simplex"
+    num_vars = classes.num_variables
+    first = second = np.zeros(0, dtype=np.int64)
+    if regular and classes.k >= 1:
+        # Seed with the rows "raising another item from level 1 to the top does not raise
+        # r's probability": at the Appendix D optimum these are the ones violated most
+        # (n = k = 7, eps = 0.5: 766 of 3102 tight at the regular optimum, against at most 20
+        # for any other block), so seeding them saves most row-generation rounds.
+        blocks = monotonicity_pair_blocks(classes)
+        next(blocks), next(blocks)
+        first, second = next(blocks)
+    lp = reduced_lattice_lp(classes.n, classes.k, epsilon, weighting, "paper",
+                            classes=classes, monotone_pairs=(first, second))
+    options = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+    held = np.zeros(0, dtype=np.int64)
+    row_upper = lp.row_upper.copy()
+    if simplex:
+        held = lp.metadata["num_class_rows"] + np.flatnonzero(
+            classes.var_level[lp.metadata["privacy_source"]] >= 1)
+        row_upper[held] = 0.0
+        options.update(simplex_strategy=_PRIMAL_SIMPLEX, simplex_dual_edge_weight_strategy=1,
+                       simplex_primal_edge_weight_strategy=1)
+    model = HighsModel(dataclasses.replace(lp, row_upper=row_upper), method,
+                       presolve=False if simplex else None, options=options)
+    start, dual_round = (pf if simplex else None), False
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+
+    def run(warm_start=None):
+        remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+        return model.run(time_limit=remaining, warm_start=warm_start,
+                         feasibility_tolerance=1e-6, refactor_tolerance=1e-9)
+
+    for round_index in range(_MAX_ROUNDS):
+        try:
+            sol = run(start)
+        except SolverError as error:
+            # After rows were added, HiGHS's dual simplex can stop with "Solve error" (its
+            # log: "Increasing Markowitz threshold", i.e. trouble factorising; measured at
+            # n = k = 10, eps = 0.69, after 32760 new rows, also from a fresh
+            # factorisation).  The primal simplex from a fresh factorisation of the same
+            # basis is a second route to the optimum (there: 7210 pivots); any other
+            # failure, or a failure of this route too, is raised.
+            if not (simplex and dual_round and error.status == "Solve error"):
+                raise
+            model.refactor()
+            model.set_options({"simplex_strategy": _PRIMAL_SIMPLEX})
+            sol = run()
+        start, dual_round = None, False
+        if method == "ipm" and round_index == 0:
+            # IPX's point (after crossover) can violate rows by ~1e-8, and repairing that
+            # costs ~3e-8 of the objective (n = 6, k = 2, eps = 0.05): re-solve by simplex
+            # from its basis, which also serves the row-generation rounds.
+            model.set_options({"solver": "simplex"})
+            continue
+        release = held[sol.row_duals[held] < -1e-12]
+        if release.size:
+            model.change_row_bounds(release, np.zeros(release.size),
+                                    np.full(release.size, np.inf))
+            held = np.setdiff1d(held, release)     # (rows are held only for simplex)
+            model.set_options({"simplex_strategy": _PRIMAL_SIMPLEX})  # basis primal feasible
+            continue
+        if not regular:
+            break
+        new_a, new_b = _violated_monotone_rows(classes, sol.x,
+                                               _pair_keys(classes, first, second))
+        if new_a.size == 0:
+            break
+        model.add_rows(pair_rows(new_a, new_b, 1.0, num_vars), np.zeros(new_a.size),
+                       np.full(new_a.size, np.inf))
+        if simplex:                        # the basis stays dual feasible
+            model.set_options({"simplex_strategy": _DUAL_SIMPLEX})
+            dual_round = True
+        first, second = np.concatenate([first, new_a]), np.concatenate([second, new_b])
+    else:
+        raise SolverError("row generation did not converge", status="row generation",
+                          num_rows=model.lp.num_rows, num_cols=num_vars,
+                          num_nonzeros=model.lp.num_nonzeros, method=method)
+    row_upper = model.lp.row_upper.copy()
+    row_upper[held] = np.inf
+    certify_lp = dataclasses.replace(model.lp, row_upper=row_upper, metadata={
+        **lp.metadata, "monotone_pairs": (first, second)})
+    return sol.x, certify_lp, sol.row_duals, sol.status, f"highs-{method}"

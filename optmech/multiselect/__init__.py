@@ -1,0 +1,56 @@
+"""Multi-selection under local geographic differential privacy.
+
+A. Goel, Z. Jiang, A. Korolova, K. Munagala and S. Sarmasarkar, *Differential Privacy
+Under Multiple Selections*, FORC 2025, arXiv:2407.14641: Sections 1-2 (the protocol,
+Theorems 5 and 19), Appendix A (the ring, A.2; other noise families, A.3) and Appendix B
+(the 1/b recurrence for odd k).
+
+* :mod:`~.offsets`: the optimal server offsets against Laplace noise for any k (closed
+  forms, the 1/b recurrence, equation (14));
+* :mod:`~.noise`: noise families, exact expected costs, the Appendix A.3 quantile offsets;
+* :mod:`~.protocol`: the protocol end to end (exact cost, sampling, Monte Carlo);
+* :mod:`~.ring`: the ring of Appendix A.2 with truncated Laplace noise;
+* :mod:`~.dilp`: the discretised differential-integral LP (:mod:`lp_models.dilp`) and its
+  dual, solved and compared with Laplace.
+"""
+
+from optmech.multiselect.dilp import DilpResult, solve_dilp
+from optmech.multiselect.noise import (
+    NOISE_FAMILIES,
+    SymmetricNoise,
+    expected_cost,
+    quantile_cost_bound,
+    quantile_offsets,
+)
+from optmech.multiselect.offsets import (
+    DISUTILITIES,
+    Disutility,
+    ServerResponse,
+    closed_form_cost,
+    closed_form_offsets,
+    optimal_response,
+)
+from optmech.multiselect.protocol import MonteCarloEstimate, MultiSelection, ProtocolDraws
+from optmech.multiselect.ring import TruncatedLaplace, ring_expected_cost, ring_laplace_response
+
+__all__ = [
+    "DISUTILITIES",
+    "DilpResult",
+    "Disutility",
+    "MonteCarloEstimate",
+    "MultiSelection",
+    "NOISE_FAMILIES",
+    "ProtocolDraws",
+    "ServerResponse",
+    "SymmetricNoise",
+    "TruncatedLaplace",
+    "closed_form_cost",
+    "closed_form_offsets",
+    "expected_cost",
+    "optimal_response",
+    "quantile_cost_bound",
+    "quantile_offsets",
+    "ring_expected_cost",
+    "ring_laplace_response",
+    "solve_dilp",
+]

@@ -1,0 +1,280 @@
+"""Solve the discretised DILP (:mod:`lp_models.dilp`) and compare it with Laplace noise.
+
+:func:`solve_dilp` builds the translation-invariant LP on the line or the ring, solves its
+primal and its dual with HiGHS, and returns a :class:`DilpResult`: the primal value (the
+cost of a mechanism that is eps-geographic DP on the grid), the dual value (a lower bound
+on the discretised problem), their gap, and the Laplace cost beside them.
+
+Two ways to solve (``method``):
+
+* ``"chains"`` (default): the LP couples its chains only through ``sum p = 1``, so its value
+  is the least chain value.  Each chain's primal and dual LP is solved on its own (HiGHS
+  dual simplex); the optimal chain's primal solution, padded with zeros, is a point of the
+  whole primal, and every chain's dual solution with the common ``w = min_j w_j`` is a point
+  of the whole dual.  Both points are checked against every row and bound of the *whole*
+  LPs (:meth:`~lp_models.program.LinearProgram.max_violation`, at most 1e-7) and the
+  reported values are the whole LPs' objectives at them.  3 to 11 times faster than
+  ``"joint"`` at the benchmark's sizes, more as the grid grows (``benchmarks/dilp.py``).
+* ``"joint"``: one HiGHS solve of the whole primal and one of the whole dual.
+
+Line grid.  ``grid`` points per axis cover ``[-L, L]``, ``L = spread + margin``; spacing
+``2 L / (grid - 1)`` (``grid`` is rounded up to odd).  Defaults: ``margin`` is where
+``h`` reaches 1.25 times the one-result Laplace cost (so the tails are exact: checked after
+solving, :class:`InvalidArgumentError` otherwise) and ``spread`` is the optimal offsets'
+spread plus ``max(spread/2, 1/eps)`` (the LP may choose any offsets within it).  The
+discrete problem is cheaper than the continuous one by ``O((eps * spacing)^2)``: exactly
+``1/eps - spacing / sinh(eps spacing)`` for ``k = 1``; for ``k >= 2`` the alignment of the
+grid with the optimal offsets adds an oscillating term of the same order (tests bound the
+error by ``(eps spacing)^2 f``); ``benchmarks/results/dilp.md`` tabulates the convergence.
+
+``laplace_cost`` (offsets ``laplace_offsets``) is the continuous Laplace cost (Theorem 19's
+``f_h(eps, k)`` on the line,
+:func:`~optmech.multiselect.ring.ring_laplace_response` on the ring);
+``laplace_cost_discrete`` the best discrete Laplace point of the LP itself (decay
+``e^{-eps spacing}`` per step about any position of any chain), an upper bound on
+``primal``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize
+
+from lp_models.dilp import DilpModel, line_dilp, ring_dilp
+from lp_models.program import solve
+from optmech.multiselect.offsets import optimal_response, resolve_disutility
+from optmech.multiselect.ring import ring_laplace_response, wrap
+from optmech.progress import progress
+from optmech.validation import (
+    InvalidArgumentError,
+    check_choice,
+    check_integer,
+    check_nonnegative,
+    check_positive,
+)
+
+__all__ = ["DilpResult", "MAX_COLUMNS", "solve_dilp"]
+
+#: Largest LP (primal columns) :func:`solve_dilp` accepts.
+MAX_COLUMNS = 3_000_000
+_FEASIBILITY = 1e-7
+
+
+@dataclass(frozen=True)
+class DilpResult:
+    """A solved discretised DILP (module docstring).
+
+    ``offsets`` (centred on the results' span) and the optimal noise are read off the chain
+    carrying the most mass (``best_chain_mass`` of it): the server answers ``s + offsets``
+    and ``user_offset_density`` (probability / spacing) is the density of the user's value
+    relative to the signal, ``y = u - s``, at the points ``user_offset`` (result ``s + a_i``
+    is exact when ``y = a_i``; for symmetric noise this is the noise density itself).  ``gap`` is
+    ``|primal - dual| / max(1, |primal|)``.
+    """
+
+    geometry: str
+    k: int
+    epsilon: float
+    disutility: str
+    grid: int
+    spacing: float
+    margin: float
+    spread: float
+    primal: float
+    dual: float
+    gap: float
+    laplace_cost: float
+    laplace_cost_discrete: float
+    laplace_offsets: np.ndarray
+    offsets: np.ndarray
+    user_offset: np.ndarray
+    user_offset_density: np.ndarray
+    best_chain_mass: float
+    num_chains: int
+    num_cols: int
+    num_rows: int
+    method: str
+    solve_seconds: float
+
+
+def _line_layout(k, epsilon, grid, disutility, spread, margin):
+    one = optimal_response(1, epsilon, disutility).cost
+    target = optimal_response(k, epsilon, disutility)
+    if margin is None:
+        level = 1.25 * one
+        hi = 1.0 / epsilon
+        while disutility(np.array([hi]))[0] < level:
+            hi *= 2.0
+        margin = optimize.brentq(lambda r: disutility(np.array([r]))[0] - level, 0.0, hi,
+                                 xtol=1e-12)
+    margin = check_positive(margin, "margin")
+    optimal_spread = float(np.ptp(target.offsets))
+    if spread is None:
+        spread = optimal_spread + max(0.5 * optimal_spread, 1.0 / epsilon)
+    spread = check_nonnegative(spread, "spread")
+    if spread < optimal_spread:
+        raise InvalidArgumentError("spread", spread, f"at least the optimal offsets' spread "
+                                                     f"{optimal_spread:.6g}")
+    half = (grid - 1) // 2
+    spacing = (spread + margin) / half
+    margin_steps = math.ceil(margin / spacing - 1e-9)
+    spread_steps = half - margin_steps
+    gaps = np.diff(target.offsets)
+    min_gap = float(gaps.min()) if k > 1 else 2.0 / epsilon
+    needed = 2 * math.ceil(4 * (spread + margin) / min_gap) + 1
+    if spacing > min_gap / 4 or spread_steps * spacing < optimal_spread or margin_steps < 2 \
+            or spread_steps < 0:
+        raise InvalidArgumentError(
+            "grid", grid, f"at least {max(needed, 9)} points to represent the offsets "
+                          f"(spacing <= smallest gap {min_gap:.4g} / 4 over a window of "
+                          f"half-width {spread + margin:.4g})")
+    return target, spacing, spread_steps, margin_steps
+
+
+def _ring_layout(k, epsilon, grid, disutility):
+    laplace = ring_laplace_response(k, epsilon, disutility)
+    a = np.sort(laplace.offsets)
+    min_gap = float(np.diff(np.concatenate([a, [a[0] + 2 * math.pi]])).min())
+    needed = math.ceil(4 * 2 * math.pi / min_gap)
+    if 2 * math.pi / grid > min_gap / 4 or grid < 8:
+        raise InvalidArgumentError("grid", grid, f"at least {max(needed, 8)} points on the ring "
+                                                 f"(spacing <= smallest gap {min_gap:.4g} / 4)")
+    return laplace
+
+
+def _estimated_columns(geometry, k, grid, spread_steps, margin_steps):
+    if geometry == "ring":
+        return grid * math.comb(grid + k - 2, k - 1)
+    return math.comb(spread_steps + k - 1, k - 1) * (spread_steps + 2 * margin_steps + 1)
+
+
+def _best_discrete_laplace(model: DilpModel) -> float:
+    """Least cost over chains and centres of ``p_v ∝ e^{-eps spacing |t_v - c|}``."""
+    q = math.exp(-model.epsilon * model.spacing)
+    best = math.inf
+    for j in range(model.num_chains):
+        cols = slice(model.chain_start[j], model.chain_start[j + 1])
+        t = model.position[cols]
+        steps = np.abs(t[:, None] - t[None, :])
+        if model.geometry == "ring":
+            steps = np.minimum(steps, model.grid - steps)
+        weights = q ** steps  # column c: Laplace centred at t[c]
+        value = (model.cost[cols] @ weights) / (model.mass_weight[cols] @ weights)
+        best = min(best, float(value.min()))
+    return best
+
+
+def _solve_chains(model: DilpModel, show_progress: bool | None):
+    chain_duals, best = [], None
+    for j in progress(range(model.num_chains), total=model.num_chains, desc="DILP chains",
+                      enabled=show_progress):
+        lp, dual_lp = model.chain_lps(j)
+        p, d = solve(lp, "simplex"), solve(dual_lp, "simplex")
+        chain_duals.append(d.x)
+        if best is None or p.objective < best[0]:
+            best = (p.objective, j, p.x)
+    x = model.embed_primal(best[1], best[2])
+    w = min(y[0] for y in chain_duals)
+    y = model.embed_dual(w, chain_duals)
+    return x, y
+
+
+def _solve_joint(model: DilpModel):
+    return solve(model.primal).x, solve(model.dual).x
+
+
+def _certified(model: DilpModel, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    for lp, point, what in ((model.primal, x, "primal"), (model.dual, y, "dual")):
+        violation = lp.max_violation(point)
+        if violation > _FEASIBILITY:
+            raise ArithmeticError(f"the assembled {what} point violates the whole LP by "
+                                  f"{violation:.3g}")
+    return model.primal.objective_value(x), model.dual.objective_value(y)
+
+
+def _centre(d: np.ndarray, geometry: str, grid: int) -> float:
+    """Grid position about which the results ``d`` are centred: the middle of their span on
+    the line, of the arc they occupy (the circle minus its largest gap) on the ring."""
+    if geometry == "line":
+        return 0.5 * (d[0] + d[-1])
+    gaps = np.diff(np.concatenate([d, [d[0] + grid]]))
+    i = int(gaps.argmax())  # the results occupy the arc from d[i+1] round to d[i]
+    first = d[(i + 1) % d.size]
+    return first + 0.5 * (grid - gaps[i])
+
+
+def _optimal_noise(model: DilpModel, x: np.ndarray):
+    """Offsets ``a_i`` (centred) and the density of ``y = u - s`` on the heaviest chain.
+
+    On chain ``d`` at position ``t`` the results sit at ``u + (t + d_i) spacing``; with
+    offsets ``a_i = (d_i - c) spacing`` the signal is ``s = u + (t + c) spacing`` and the
+    user's value relative to it is ``y = -(t + c) spacing``; result ``s + a_i`` serves the
+    user exactly when ``y = a_i``.
+    """
+    mass = model.chain_mass(x)
+    j = int(mass.argmax())
+    cols = slice(model.chain_start[j], model.chain_start[j + 1])
+    d = model.chains[j]
+    c = _centre(d, model.geometry, model.grid)
+    offsets = (d - c) * model.spacing
+    y = -(model.position[cols] + c) * model.spacing
+    if model.geometry == "ring":
+        offsets, y = wrap(offsets), wrap(y)
+    order = np.argsort(y)
+    return (np.sort(offsets), y[order], x[cols][order] / model.spacing, float(mass[j]))
+
+
+def solve_dilp(k: int, epsilon: float, grid: int | None = None, ring: bool = False, h=None,
+               spread: float | None = None, margin: float | None = None,
+               method: str = "chains", show_progress: bool | None = None) -> DilpResult:
+    """Solve the discretised DILP with ``k`` results (module docstring).
+
+    ``grid``: points per axis (line; default 400 for k <= 2, 100 otherwise) or on the circle
+    (ring).  ``spread``/``margin``: line window in units of the user's value (defaults in
+    the module docstring).  ``h``: as in :func:`~optmech.multiselect.offsets.optimal_response`.
+    """
+    k = check_integer(k, "k", minimum=1)
+    epsilon = check_positive(epsilon, "epsilon")
+    method = check_choice(method, "method", ("chains", "joint"))
+    disutility = resolve_disutility(h, epsilon)
+    grid = check_integer((400 if k <= 2 else 100) if grid is None else grid, "grid", minimum=3)
+    if ring:
+        if spread is not None or margin is not None:
+            raise InvalidArgumentError("spread/margin", (spread, margin), "None on the ring")
+        laplace = _ring_layout(k, epsilon, grid, disutility)
+        columns = _estimated_columns("ring", k, grid, 0, 0)
+    else:
+        grid += 1 - grid % 2
+        laplace, spacing, spread_steps, margin_steps = _line_layout(
+            k, epsilon, grid, disutility, spread, margin)
+        columns = _estimated_columns("line", k, grid, spread_steps, margin_steps)
+    if columns > MAX_COLUMNS:
+        raise InvalidArgumentError("grid", grid, f"small enough for at most {MAX_COLUMNS} LP "
+                                                 f"columns (this needs about {columns})")
+    h_lp = None if disutility.is_identity else disutility.function
+    model = (ring_dilp(k, epsilon, grid, h_lp) if ring
+             else line_dilp(k, epsilon, spacing, spread_steps, margin_steps, h_lp))
+    started = time.perf_counter()
+    x, y = (_solve_chains(model, show_progress) if method == "chains" else _solve_joint(model))
+    seconds = time.perf_counter() - started
+    primal, dual = _certified(model, x, y)
+    if model.first_tail_cost < primal:
+        raise InvalidArgumentError(
+            "margin", margin, f"large enough that the cost beyond the window "
+                              f"({model.first_tail_cost:.4g}) is at least the LP value "
+                              f"({primal:.4g})")
+    offsets, user_offset, density, share = _optimal_noise(model, x)
+    return DilpResult(
+        geometry=model.geometry, k=k, epsilon=epsilon, disutility=disutility.name,
+        grid=model.grid, spacing=model.spacing, margin=model.margin * model.spacing,
+        spread=float(model.chains[:, -1].max() * model.spacing), primal=primal, dual=dual,
+        gap=abs(primal - dual) / max(1.0, abs(primal)), laplace_cost=laplace.cost,
+        laplace_cost_discrete=_best_discrete_laplace(model), laplace_offsets=laplace.offsets,
+        offsets=offsets, user_offset=user_offset, user_offset_density=density,
+        best_chain_mass=share, num_chains=model.num_chains,
+        num_cols=model.primal.num_cols, num_rows=model.primal.num_rows, method=method,
+        solve_seconds=seconds)

@@ -1,0 +1,122 @@
+"""The multi-selection protocol end to end: user noise, server response, user's choice.
+
+1. the user with private value ``u`` sends ``s = u + Y`` (``Y`` from
+   :mod:`optmech.multiselect.noise`, Laplace of scale ``1/eps`` by default: eps-geographic
+   DP, Definition 2 of the paper);
+2. the server answers the ``k`` results ``s + a_1, ..., s + a_k`` (fixed offsets);
+3. the user keeps the result nearest to ``u`` (``h`` is increasing) and pays ``h(|u - r|)``.
+
+:class:`MultiSelection` holds one configuration; ``cost`` is the exact expected
+disutility (:func:`~optmech.multiselect.noise.expected_cost`; it is the same for every user),
+``sample`` draws whole runs of the protocol and ``monte_carlo_cost`` estimates the cost with
+its standard error, so tests can compare the two within a tolerance derived from the sample
+size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from optmech.multiselect.noise import SymmetricNoise, expected_cost, quantile_offsets
+from optmech.multiselect.offsets import Disutility, optimal_response, resolve_disutility
+from optmech.selection.mechanisms import PrivacyGuarantee
+from optmech.validation import InvalidArgumentError, check_integer, check_scores
+
+__all__ = ["MonteCarloEstimate", "MultiSelection", "ProtocolDraws"]
+
+
+@dataclass(frozen=True)
+class ProtocolDraws:
+    """Independent runs of the protocol: ``user`` values, ``signal`` sent, ``results``
+    (shape ``(..., k)``), index ``chosen`` of the kept result, and the ``disutility`` paid."""
+
+    user: np.ndarray
+    signal: np.ndarray
+    results: np.ndarray
+    chosen: np.ndarray
+    disutility: np.ndarray
+
+
+@dataclass(frozen=True)
+class MonteCarloEstimate:
+    """Sample mean of the disutility and its standard error (sample std / sqrt(size))."""
+
+    mean: float
+    standard_error: float
+    size: int
+
+
+@dataclass(frozen=True)
+class MultiSelection:
+    """One multi-selection configuration.
+
+    ``offsets=None`` picks the optimal offsets for Laplace noise
+    (:func:`~optmech.multiselect.offsets.optimal_response`) and the Appendix A.3 quantile offsets
+    for the other families.  ``privacy`` is eps-geographic DP for Laplace noise and None
+    otherwise (Gaussian and logistic noise give no pure geographic-DP guarantee).
+    """
+
+    k: int
+    epsilon: float
+    h: object = None
+    noise: str = "laplace"
+    offsets: np.ndarray | None = None
+    _noise: SymmetricNoise = field(init=False, repr=False)
+    _disutility: Disutility = field(init=False, repr=False)
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        set_(self, "k", check_integer(self.k, "k", minimum=1))
+        noise = SymmetricNoise(self.noise, self.epsilon)
+        set_(self, "_noise", noise)
+        set_(self, "epsilon", noise.epsilon)
+        set_(self, "_disutility", resolve_disutility(self.h, noise.epsilon))
+        if self.offsets is None:
+            offsets = (optimal_response(self.k, noise.epsilon, self._disutility).offsets
+                       if noise.family == "laplace"
+                       else quantile_offsets(self.k, noise.epsilon, noise))
+        else:
+            offsets = np.sort(check_scores(np.array(self.offsets, dtype=float, ndmin=1),
+                                           "offsets"))
+            if offsets.size != self.k:
+                raise InvalidArgumentError("offsets", self.offsets, f"{self.k} numbers (k)")
+        set_(self, "offsets", offsets)
+
+    @property
+    def cost(self) -> float:
+        """Exact expected disutility of every user."""
+        return expected_cost(self.offsets, self.epsilon, self._disutility, self._noise)
+
+    @property
+    def privacy(self) -> PrivacyGuarantee | None:
+        if self._noise.family != "laplace":
+            return None
+        return PrivacyGuarantee(self.epsilon, 0.0,
+                                "eps-geographic DP: Pr[signal in S | u1] <= "
+                                "exp(eps |u1 - u2|) Pr[signal in S | u2]")
+
+    def sample(self, user=0.0, size=None, rng: np.random.Generator | None = None) -> ProtocolDraws:
+        """Run the protocol for ``user`` (a number or an array, broadcast with ``size``)."""
+        rng = np.random.default_rng() if rng is None else rng
+        user = np.asarray(user, dtype=float)
+        if not np.isfinite(user).all():
+            raise InvalidArgumentError("user", user, "finite numbers")
+        if size is not None:
+            size = tuple(int(n) for n in np.atleast_1d(size))
+            user = np.broadcast_to(user, np.broadcast_shapes(user.shape, size))
+        shape = user.shape
+        signal = user + self._noise.sample(shape, rng)
+        results = signal[..., None] + self.offsets
+        chosen = np.abs(results - user[..., None]).argmin(axis=-1)
+        distance = np.abs(np.take_along_axis(results, chosen[..., None], -1)[..., 0] - user)
+        return ProtocolDraws(user, signal, results, chosen, self._disutility(distance))
+
+    def monte_carlo_cost(self, size: int, rng: np.random.Generator | None = None,
+                         user: float = 0.0) -> MonteCarloEstimate:
+        """Mean disutility of ``size`` runs (``size >= 2``) and its standard error."""
+        size = check_integer(size, "size", minimum=2)
+        paid = self.sample(user, size, rng).disutility
+        return MonteCarloEstimate(float(paid.mean()), float(paid.std(ddof=1) / np.sqrt(size)),
+                                  size)

@@ -1,0 +1,79 @@
+"""Private selection: the common mechanisms and their exact analysis.
+
+Permute-and-flip paper — R. McKenna and D. Sheldon, *Permute-and-Flip: A new mechanism for
+differentially private selection*, NeurIPS 2020, arXiv:2010.12603 — Sections 2-4 and
+Appendices E-F; every other area of :mod:`optmech` builds on this package.
+
+=================================  ==========================================================
+module                             what it implements
+=================================  ==========================================================
+:mod:`~.mechanisms`                EM, PF, report-noisy-max, randomised response, uniform:
+                                   ``pmf`` / ``expected_error`` / ``sample`` and the privacy
+                                   guarantee of each (Algorithms 1-2, Definition 4)
+:mod:`~.pf_probabilities`          PF's exact pmf without cancellation (Lemma 2 and
+                                   Appendix E, rewritten as a positive integral)
+:mod:`~.noisy_max`                 report-noisy-max probabilities for any noise family
+                                   (Appendix F)
+:mod:`~.samplers`                  fast exact samplers for PF and EM
+:mod:`~.worst_case`                worst-case expected error of EM and PF (Proposition 4,
+                                   equations (7)-(8))
+:mod:`~.privacy`                   realised privacy loss from a pmf over neighbours
+                                   (Proposition 2's worst-case neighbours)
+:mod:`~.exact`                     exact-arithmetic samplers (rationals, Bernoulli coins)
+=================================  ==========================================================
+"""
+
+from optmech.selection.mechanisms import (
+    MECHANISMS,
+    ExponentialMechanism,
+    PermuteAndFlip,
+    PrivacyGuarantee,
+    RandomizedResponse,
+    ReportNoisyMax,
+    SelectionMechanism,
+    UniformSelection,
+    make_mechanism,
+)
+from optmech.selection.noisy_max import IntegrationError, noisy_max_pmf
+from optmech.selection.pf_probabilities import pf_probabilities
+from optmech.selection.privacy import (
+    PrivacyCheck,
+    hockey_stick_delta,
+    lattice_neighbours,
+    max_divergence,
+    privacy_loss,
+    realised_epsilon,
+    worst_case_neighbours,
+)
+from optmech.selection.worst_case import (
+    WorstCase,
+    em_error_on_step,
+    pf_error_on_step,
+    worst_case_error,
+)
+
+__all__ = [
+    "ExponentialMechanism",
+    "IntegrationError",
+    "MECHANISMS",
+    "PermuteAndFlip",
+    "PrivacyCheck",
+    "PrivacyGuarantee",
+    "RandomizedResponse",
+    "ReportNoisyMax",
+    "SelectionMechanism",
+    "UniformSelection",
+    "WorstCase",
+    "em_error_on_step",
+    "hockey_stick_delta",
+    "lattice_neighbours",
+    "make_mechanism",
+    "max_divergence",
+    "noisy_max_pmf",
+    "pf_error_on_step",
+    "pf_probabilities",
+    "privacy_loss",
+    "realised_epsilon",
+    "worst_case_error",
+    "worst_case_neighbours",
+]

@@ -1,0 +1,41 @@
+"""`optmech bench`: forwards to `python -m benchmarks` of the source checkout."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import optmech
+from optmech.cli import bench, main
+from tests.cli_helpers import run_cli_error
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def test_unknown_module_is_rejected_by_the_benchmarks_runner():
+    done = subprocess.run([sys.executable, "-m", "optmech", "bench", "--only", "no_such"],
+                          cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "invalid choice: 'no_such'" in done.stderr
+
+
+def test_options_are_forwarded(monkeypatch):
+    calls = []
+
+    def fake_run(command, cwd):
+        calls.append((command, cwd))
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.chdir(REPO)
+    monkeypatch.setattr(bench.subprocess, "run", fake_run)
+    assert main(["bench", "--quick", "--only", "gem", "--only", "dilp"]) == 0
+    (command, cwd), = calls
+    assert command[1:] == ["-m", "benchmarks", "--quick", "--only", "gem", "--only", "dilp"]
+    assert Path(cwd) == REPO
+
+
+def test_outside_a_checkout_is_a_one_line_error(monkeypatch, tmp_path, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(optmech, "__file__", str(tmp_path / "site" / "optmech" / "__init__.py"))
+    code, _, err = run_cli_error(capsys, "bench")
+    assert code == 2
+    assert err.count("\n") == 1 and "source checkout" in err

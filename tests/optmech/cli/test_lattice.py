@@ -1,0 +1,83 @@
+"""`optmech lattice solve|ratio`: JSON contract, table, plot, one-line errors."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from optmech.lattice.optimum import solve_lattice
+from optmech.lattice.ratios import optimality_ratio
+from optmech.selection.mechanisms import PermuteAndFlip
+from tests.cli_helpers import run_cli as run
+
+KEYS = {"n", "k", "epsilon", "variables", "constraints", "total_error", "ratios",
+        "solve_seconds", "status"}
+
+
+def test_solve_json_contract(capsys):
+    code, out, _ = run(capsys, "lattice", "solve", "--n", "4", "--k", "4", "--eps", "0.5",
+                       "--json")
+    assert code == 0
+    payload = json.loads(out)
+    assert KEYS <= set(payload)
+    assert set(payload["ratios"]) == {"pf", "em", "rnm_laplace"}
+    assert (payload["n"], payload["k"], payload["epsilon"]) == (4, 4, 0.5)
+    assert payload["variables"] == 95
+    assert payload["status"] == "Optimal" and payload["gap"] <= 1e-7
+    optimum = solve_lattice(4, 4, 0.5)
+    assert payload["total_error"] == pytest.approx(optimum.total_error, rel=1e-12)
+    assert payload["ratios"]["pf"] == pytest.approx(
+        optimality_ratio(PermuteAndFlip(0.5), optimum), rel=1e-12)
+
+
+def test_solve_options_and_table(capsys):
+    code, out, _ = run(capsys, "lattice", "solve", "--n", "3", "--k", "3", "--eps", "0.4",
+                       "--method", "ipm", "--weighting", "cube", "--constraints", "paper",
+                       "--mechanisms", "pf")
+    assert code == 0
+    assert "optimality ratio pf" in out and "cube / paper" in out and "em" not in out
+
+
+def test_ratio_sweep_json_and_plot(capsys, tmp_path):
+    plot = tmp_path / "ratios.png"
+    code, out, _ = run(capsys, "lattice", "ratio", "--n", "3,4", "--k", "3", "--eps",
+                       "0.1:2:4", "--plot", str(plot), "--json")
+    assert code == 0 and plot.stat().st_size > 1000
+    payload = json.loads(out)
+    assert [(c["n"], c["k"]) for c in payload["curves"]] == [(3, 3), (4, 3)]
+    assert len(payload["curves"][0]["ratios"]["pf"]) == 4
+    assert payload["curves"][0]["ratios"]["pf"][-1] == pytest.approx(1.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("argv", [
+    ["lattice", "solve", "--n", "4", "--k", "4", "--eps", "-1"],
+    ["lattice", "solve", "--n", "1", "--k", "4", "--eps", "1"],
+    ["lattice", "solve", "--n", "4", "--k", "0", "--eps", "1"],
+    ["lattice", "solve", "--n", "4", "--k", "-2", "--eps", "1"],
+    ["lattice", "solve", "--n", "40", "--k", "40", "--eps", "1"],
+    ["lattice", "solve", "--n", "4", "--k", "4", "--eps", "1", "--mechanisms", "pf,xx"],
+    ["lattice", "ratio", "--n", "3", "--k", "3", "--eps", "1", "--plot", "out.pdf"],
+    ["lattice", "ratio", "--n", "3,0", "--k", "3", "--eps", "1"],
+])
+def test_bad_input_is_one_line_exit_2(argv):
+    done = subprocess.run([sys.executable, "-m", "optmech", *argv], capture_output=True,
+                          text=True)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_ratio_sweep_on_a_process_pool_with_cache_matches_serial(capsys, tmp_path):
+    argv = ["lattice", "ratio", "--n", "3,4", "--k", "3", "--eps", "0.3,0.8", "--json",
+            "--mechanisms", "pf,em"]
+    _, serial, _ = run(capsys, *argv)
+    cache = tmp_path / "cache"
+    _, pooled, _ = run(capsys, *argv, "--workers", "2", "--cache", str(cache))
+    assert len(list(cache.glob("*.json"))) == 4
+    _, resumed, _ = run(capsys, *argv, "--cache", str(cache))
+    expected = json.loads(serial)["curves"]
+    for text in (pooled, resumed):
+        for got, want in zip(json.loads(text)["curves"], expected):
+            assert got["total_error"] == pytest.approx(want["total_error"], rel=1e-12)
+            for name in ("pf", "em"):
+                assert got["ratios"][name] == pytest.approx(want["ratios"][name], rel=1e-12)

@@ -1,0 +1,108 @@
+"""Loading histograms: built-in DPBench files, .npy/.csv paths, coarsening, bad input."""
+
+import numpy as np
+import pytest
+
+from optmech.data.datasets import (
+    DATASETS,
+    PAPER_BINS,
+    PAPER_DATASETS,
+    check_histogram,
+    coarsen,
+    load_histogram,
+)
+from optmech.validation import InvalidArgumentError
+
+# Bins, total count and largest bin of each file, as tabulated in
+# optmech/data/dpbench/README.md (HEPTH's total 347 414 is also DPBench's published scale).
+README = {
+    "HEPTH": (4096, 347414, 755),
+    "INCOME": (4096, 20787122, 2587110),
+    "MEDCOST": (4096, 9415, 2782),
+    "PATENT": (4096, 27948226, 19480),
+    "SEARCHLOGS": (4096, 335889, 3794),
+    "NETFLIX": (17770, 23168232, 96535),
+}
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_builtin_datasets_match_the_readme(name):
+    h = load_histogram(name)
+    assert h.dtype == np.int64
+    assert (h.size, int(h.sum()), int(h.max())) == README[name]
+
+
+def test_names_are_case_insensitive_and_paper_datasets_are_builtin():
+    np.testing.assert_array_equal(load_histogram("hepth"), load_histogram("HEPTH"))
+    assert set(PAPER_DATASETS) <= set(DATASETS)
+
+
+def test_coarsen_sums_consecutive_bins():
+    np.testing.assert_array_equal(coarsen(np.arange(12), 3), [0 + 1 + 2 + 3, 4 + 5 + 6 + 7,
+                                                              8 + 9 + 10 + 11])
+    np.testing.assert_array_equal(coarsen([1, 2, 3], 3), [1, 2, 3])
+    h = load_histogram("HEPTH")
+    paper = load_histogram("HEPTH", PAPER_BINS)
+    assert paper.size == 1024 and paper.sum() == h.sum()
+    assert paper[5] == h[20:24].sum()
+
+
+@pytest.mark.parametrize("bins", [5, 0, 13])
+def test_coarsen_needs_a_divisor(bins):
+    with pytest.raises(InvalidArgumentError, match="bins"):
+        coarsen(np.ones(12, dtype=int), bins)
+
+
+def test_npy_and_csv_files(tmp_path):
+    counts = np.array([3, 0, 9, 4])
+    np.save(tmp_path / "h.npy", counts)
+    (tmp_path / "column.csv").write_text("3\n0\n9\n4\n")
+    (tmp_path / "row.csv").write_text("3,0,9,4\n")
+    (tmp_path / "floats.csv").write_text("3.0,0,9.0,4\n")
+    for name in ("h.npy", "column.csv", "row.csv", "floats.csv"):
+        loaded = load_histogram(tmp_path / name)
+        np.testing.assert_array_equal(loaded, counts)
+        assert loaded.dtype == np.int64
+    np.testing.assert_array_equal(load_histogram(str(tmp_path / "h.npy"), bins=2), [3, 13])
+
+
+@pytest.mark.parametrize("content, message", [
+    ("3\n-1\n2\n", "bin 1 is -1"),
+    ("", "no bins"),
+    ("0,0,0\n", "all bins are 0"),
+    ("1.5,2\n", "non-integer"),
+    ("1,nan\n", "non-integer"),
+    ("1,2\n3,4\n", "one row or one column"),
+    ("a,b\n", "readable"),
+])
+def test_bad_csv_files(tmp_path, content, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    with pytest.raises(InvalidArgumentError, match=message) as info:
+        load_histogram(path)
+    assert info.value.argument == "dataset" and info.value.value == str(path)
+
+
+def test_missing_and_unsupported_files(tmp_path):
+    with pytest.raises(InvalidArgumentError, match="file not found"):
+        load_histogram(tmp_path / "missing.npy")
+    with pytest.raises(InvalidArgumentError, match="file not found"):
+        load_histogram("ADULTFRANK")
+    other = tmp_path / "h.txt"
+    other.write_text("1\n2\n")
+    with pytest.raises(InvalidArgumentError, match=r"\.npy or \.csv"):
+        load_histogram(other)
+    np.save(tmp_path / "grid.npy", np.ones((2, 2)))
+    with pytest.raises(InvalidArgumentError, match="2-D"):
+        load_histogram(tmp_path / "grid.npy")
+
+
+def test_check_histogram_copies_and_validates():
+    source = np.array([1, 2, 3])
+    checked = check_histogram(source)
+    checked[0] = 99
+    assert source[0] == 1
+    with pytest.raises(InvalidArgumentError, match="no bins"):
+        check_histogram([])
+    with pytest.raises(InvalidArgumentError, match="counts"):
+        check_histogram(["x"])

@@ -1,0 +1,1 @@
+"""Developer tools for the optmech repository (not installed with the package)."""
