@@ -39,16 +39,25 @@ from functools import cached_property
 
 import numpy as np
 
-__all__ = ["LatticeClasses", "MAX_VARIABLES", "class_count", "lattice_classes"]
+__all__ = ["LatticeClasses", "MAX_ITEMS", "MAX_VARIABLES", "class_count", "lattice_classes",
+           "variable_count"]
 
 # Keys must stay below 2**62 and the model must fit in memory: about 5e7 variables is
-# some 20 GiB of LP matrix, so builders refuse beyond it.
+# some 20 GiB of LP matrix, so builders refuse beyond it.  Counts are int16.
 MAX_VARIABLES = 50_000_000
+MAX_ITEMS = 2**15 - 1
 
 
 def class_count(n: int, k: int) -> int:
     """Number of classes ``C(n - 1 + k, k)`` (compositions of ``n`` with ``m_0 >= 1``)."""
     return math.comb(n - 1 + k, k)
+
+
+def variable_count(n: int, k: int) -> int:
+    """Number of variables of the reduced LP without enumerating it: every class has a
+    level-0 variable, and for each level ``j >= 1`` the classes with ``m_j >= 1`` are the
+    compositions of ``n - 1`` with ``m_0 >= 1`` (one item set aside at level ``j``)."""
+    return class_count(n, k) + k * (class_count(n - 1, k) if n >= 2 else 0)
 
 
 def _compositions(n: int, k: int) -> np.ndarray:
@@ -72,10 +81,18 @@ def _compositions(n: int, k: int) -> np.ndarray:
 
 def _multinomials(counts: np.ndarray) -> np.ndarray:
     """``n! / prod m_j!`` as float64: exact integers while ``n! < 2**53`` (n <= 18), else
-    correctly rounded to about 1e-16."""
+    correctly rounded to about 1e-16 while ``n! < 2**1024`` (n <= 170); beyond, from
+    ``log Gamma`` (relative error about ``n`` ulps).  Refuses (``ValueError``) a class
+    holding more vectors than a double can count."""
     n = int(counts[0].sum())
-    factorial = np.array([math.factorial(i) for i in range(n + 1)], dtype=np.float64)
-    return factorial[n] / factorial[counts].prod(axis=1)
+    if n <= 170:
+        factorial = np.array([math.factorial(i) for i in range(n + 1)], dtype=np.float64)
+        return factorial[n] / factorial[counts].prod(axis=1)
+    log_factorial = np.array([math.lgamma(i + 1) for i in range(n + 1)])
+    log_value = log_factorial[n] - log_factorial[counts].sum(axis=1)
+    if log_value.max() >= math.log(np.finfo(float).max):
+        raise ValueError(f"n={n}: a class holds more than 1.8e308 score vectors")
+    return np.exp(log_value)
 
 
 @dataclass(frozen=True, eq=False)
@@ -187,11 +204,13 @@ def lattice_classes(n: int, k: int) -> LatticeClasses:
     """
     if n < 1 or k < 0:
         raise ValueError(f"need n >= 1 and k >= 0, got n={n}, k={k}")
+    if n > MAX_ITEMS:
+        raise ValueError(f"n={n} is more items than {MAX_ITEMS}")
     if (k + 1) * math.log(n + 1) >= 62 * math.log(2):
         raise ValueError(f"n={n}, k={k} is too large for 64-bit class keys")
-    expected_vars = class_count(n, k) * min(n, k + 1)
-    if class_count(n, k) > MAX_VARIABLES or expected_vars > 4 * MAX_VARIABLES:
-        raise ValueError(f"n={n}, k={k} has {class_count(n, k)} classes; too large to build")
+    if variable_count(n, k) > MAX_VARIABLES:
+        raise ValueError(f"n={n}, k={k} has {variable_count(n, k)} variables; more than "
+                         f"{MAX_VARIABLES}")
     counts = _compositions(n, k)
     radix = (n + 1) ** np.arange(k + 2, dtype=np.int64)  # one spare digit for k = 0
     keys = counts.astype(np.int64) @ radix[:k + 1]
@@ -200,9 +219,6 @@ def lattice_classes(n: int, k: int) -> LatticeClasses:
 
     occupied = counts > 0
     var_class, var_level = np.nonzero(occupied)
-    if var_class.size > MAX_VARIABLES:
-        raise ValueError(f"n={n}, k={k} has {var_class.size} variables; more than "
-                         f"{MAX_VARIABLES}")
     var_class = var_class.astype(np.int64)
     var_level = var_level.astype(np.int64)
 

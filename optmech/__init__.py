@@ -20,11 +20,13 @@ from optmech._version import __version__
 from optmech.selection.mechanisms import (
     ExponentialMechanism,
     PermuteAndFlip,
+    PmfMechanism,
     PrivacyGuarantee,
     RandomizedResponse,
     ReportNoisyMax,
     SelectionMechanism,
     UniformSelection,
+    as_mechanism,
     make_mechanism,
 )
 from optmech.validation import InvalidArgumentError
@@ -33,12 +35,14 @@ __all__ = [
     "ExponentialMechanism",
     "InvalidArgumentError",
     "PermuteAndFlip",
+    "PmfMechanism",
     "PrivacyGuarantee",
     "RandomizedResponse",
     "ReportNoisyMax",
     "SelectionMechanism",
     "UniformSelection",
     "__version__",
+    "as_mechanism",
     "make_mechanism",
 ]
 

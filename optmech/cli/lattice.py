@@ -20,6 +20,7 @@ from optmech.cli._common import (
     float_range,
     format_table,
     int_list,
+    output_file,
     positive_float,
     sweep_options,
 )
@@ -116,7 +117,7 @@ def register(subparsers) -> None:
                        help="START:STOP:NUM (evenly spaced) or a comma list")
     ratio.add_argument("--mechanisms", type=mechanism_list, default=["pf", "em"],
                        help="curves to compute (default pf,em)")
-    ratio.add_argument("--plot", default=None, metavar="FILE.png",
+    ratio.add_argument("--plot", default=None, metavar="FILE.png", type=output_file(),
                        help="write the curves (one panel per mechanism) to this PNG")
     _common_options(ratio)
     add_sweep_flags(ratio)
@@ -166,10 +167,7 @@ def run_solve(args: argparse.Namespace) -> int:
 @_solver_errors_as_one_line
 def run_ratio(args: argparse.Namespace) -> int:
     from optmech.lattice.ratios import ratio_sweep
-    from optmech.validation import InvalidArgumentError
 
-    if args.plot is not None and not args.plot.lower().endswith(".png"):
-        raise InvalidArgumentError("--plot", args.plot, "a file name ending in .png")
     curves = ratio_sweep(args.n, args.k, args.eps, mechanisms=args.mechanisms,
                          weighting=args.weighting, constraints=args.constraints,
                          method=args.method, time_limit=args.time_limit,
@@ -183,7 +181,7 @@ def run_ratio(args: argparse.Namespace) -> int:
                "curves": [{"n": c.n, "k": c.k, "epsilon": c.epsilons,
                            "total_error": c.total_errors, "ratios": c.ratios}
                           for c in curves],
-               "plot": args.plot}
+               "plot": None if args.plot is None else str(args.plot)}
 
     def render(p):
         rows = []

@@ -13,7 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
-from optmech.cli._common import add_actions
+from optmech.cli._common import without_undefined, add_actions
 from optmech.progress import progress
 from optmech.validation import InvalidArgumentError
 
@@ -63,7 +63,9 @@ def run_check(args: argparse.Namespace) -> int:
 
     outcomes = _run(args.only)
     if args.json:
-        print(json.dumps([o.to_json() for o in outcomes]))
+        # Fields that do not apply (corrected, counter-example of a verified identity) are
+        # left out, never null.
+        print(json.dumps([without_undefined(o.to_json()) for o in outcomes]))
         return _exit_status(outcomes)
     width = max(len(o.identity.name) for o in outcomes)
     print(f"{'identity'.ljust(width)}  status    method")

@@ -12,7 +12,9 @@ from optmech.cli._common import (
     format_table,
     positive_float,
     positive_int,
+    seed,
 )
+from optmech.resources import require_memory
 from optmech.selection.mechanisms import MECHANISMS, make_mechanism
 
 ACTIONS = ("pmf", "error", "sample")
@@ -42,14 +44,12 @@ def register(subparsers) -> None:
     parser.add_argument("--monotonic", action="store_true",
                         help="scores move in one direction between neighbours")
     parser.add_argument("--size", type=positive_int, default=10, help="number of samples (sample)")
-    parser.add_argument("--seed", type=int, default=None, help="random seed (sample)")
+    parser.add_argument("--seed", type=seed, default=None, help="random seed (sample)")
     add_json_flag(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    import numpy as np
-
     mechanism = make_mechanism(args.mechanism, args.eps, args.sensitivity, args.monotonic)
     if args.action == "pmf":
         probs = mechanism.pmf(args.scores)
@@ -61,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
         emit(args, {"expected_error": mechanism.expected_error(args.scores)},
              lambda p: f"expected error: {p['expected_error']:.12g}")
     else:
-        draws = mechanism.sample(args.scores, size=args.size,
-                                 rng=np.random.default_rng(args.seed))
+        # Printing turns every draw into a Python int and text: about 48 bytes a draw.
+        require_memory(48 * args.size, "--size", args.size)
+        draws = mechanism.sample(args.scores, size=args.size, rng=args.seed)
         emit(args, {"samples": draws}, lambda p: " ".join(map(str, p["samples"].tolist())))
     return 0

@@ -51,7 +51,13 @@ from scipy.optimize import brentq
 from optmech.data.datasets import check_histogram
 from optmech.progress import progress
 from optmech.selection.mechanisms import make_mechanism
-from optmech.validation import InvalidArgumentError, check_choice, check_positive, check_scores
+from optmech.validation import (
+    InvalidArgumentError,
+    check_choice,
+    check_finite_result,
+    check_positive,
+    check_scores,
+)
 
 __all__ = [
     "MECHANISMS",
@@ -60,6 +66,7 @@ __all__ = [
     "budget_ratio",
     "epsilon_for_error",
     "error_curves",
+    "error_ratio",
     "expected_errors",
     "get_task",
     "median_scores",
@@ -182,6 +189,21 @@ def expected_errors(scores, epsilon: float, *, sensitivity: float = 1.0,
     q = check_scores(scores)
     return {name: make_mechanism(name, epsilon, sensitivity, monotonic).expected_error(q)
             for name in mechanisms}
+
+
+def error_ratio(scores, epsilon: float, *, sensitivity: float = 1.0, monotonic: bool = False,
+                mechanism: str = "em", reference: str = "pf") -> float:
+    """``E[error of mechanism] / E[error of reference]`` at ``epsilon``, from log-space
+    expected errors (:meth:`~optmech.selection.mechanisms.SelectionMechanism.log_expected_error`),
+    so the ratio stays exact where both errors underflow to 0 (a best bin far ahead at large
+    epsilon).  When every bin ties with the best both errors are exactly 0 and the ratio is
+    1 by convention (the two mechanisms are equally accurate)."""
+    q = check_scores(scores)
+    logs = [make_mechanism(name, epsilon, sensitivity, monotonic).log_expected_error(q)
+            for name in (mechanism, reference)]
+    if logs[0] == logs[1] == -math.inf:
+        return 1.0
+    return check_finite_result(math.exp(logs[0] - logs[1]), "the error ratio")
 
 
 def error_curves(scores, epsilons, *, sensitivity: float = 1.0, monotonic: bool = False,

@@ -204,7 +204,8 @@ def _panel_edges(q: np.ndarray, b: np.ndarray, reach: float) -> np.ndarray:
         opens = np.r_[True, lo[1:] > hi[:-1]]
         starts = lo[opens]
         ends = hi[np.r_[np.flatnonzero(opens)[1:] - 1, lo.size - 1]]
-        pieces = np.ceil((ends - starts) / (4.0 * 2.0 ** k)).astype(np.int64)
+        # At least one piece: a window can be narrower than the spacing of doubles near q.
+        pieces = np.maximum(np.ceil((ends - starts) / (4.0 * 2.0 ** k)), 1).astype(np.int64)
         which = np.repeat(np.arange(starts.size), pieces + 1)
         step = np.arange(which.size) - np.repeat(np.cumsum(pieces + 1) - pieces - 1, pieces + 1)
         edges.append(starts[which] + (ends - starts)[which] * step / pieces[which])

@@ -48,6 +48,7 @@ from scipy import stats
 
 from optmech.heterogeneous.gem import spearman_correlation
 from optmech.heterogeneous.registry import MECHANISM_NAMES, make_heterogeneous
+from optmech.resources import require_memory
 from optmech.sweep import run_sweep
 from optmech.validation import InvalidArgumentError, check_choice, check_finite, check_integer
 
@@ -272,6 +273,10 @@ def run_scenario(scen: Scenario, epsilons, trials: int = 100, mechanisms=MECHANI
         raise InvalidArgumentError("epsilons", epsilons, "one or more numbers > 0")
     trials = 1 if scen.deterministic else check_integer(trials, "trials", minimum=1)
     mechanisms = [check_choice(m, "mechanism", MECHANISM_NAMES) for m in mechanisms]
+    # Per trial: its scores as an array, a Python list and JSON text (for the cache key),
+    # and one squared error per mechanism and epsilon.
+    require_memory(trials * (N_CANDIDATES * 100 + 40 * len(mechanisms) * len(epsilons)),
+                   "trials", trials)
     scores = scen.scores(trials, np.random.default_rng(rng)).tolist()
     cells = [{"epsilon": e, "mechanisms": mechanisms, "scores": scores,
               "sensitivities": scen.sensitivities.tolist()} for e in epsilons]

@@ -72,6 +72,7 @@ from lp_models.lattice import (
 from lp_models.lattice_classes import LatticeClasses
 from lp_models.lattice_recurrences import (
     chain_dual,
+    chain_dual_threshold,
     pf_lattice_probabilities,
     reduced_row_duals,
     relaxed_dual,
@@ -81,7 +82,12 @@ from lp_models.program import SolverError, dual_objective
 from optmech.lattice.inputs import check_lattice, lattice_table
 from optmech.lattice.solve_loop import solve_with_highs
 from optmech.selection.privacy import lattice_neighbours, realised_epsilon
-from optmech.validation import InvalidArgumentError, check_choice, check_positive
+from optmech.validation import (
+    InvalidArgumentError,
+    check_choice,
+    check_finite_result,
+    check_positive,
+)
 
 __all__ = [
     "GAP_TOLERANCE",
@@ -285,12 +291,22 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
     if time_limit is not None:
         time_limit = check_positive(time_limit, "time_limit")
     started = time.perf_counter()
-    classes = lattice_table(n, k)
+    # The chain dual certifies PF without an LP exactly above its threshold (lattice
+    # weighting); otherwise plan the memory of an LP solve.
+    needs_lp = not (method == "auto" and weighting == "lattice"
+                    and (n <= 2 or epsilon >= chain_dual_threshold(k)))
+    classes = lattice_table(n, k, lp=needs_lp)
     regular = constraints == "regular"
     weights = class_weights(classes, weighting)
-    scale = float(weights.sum())
+    scale = check_finite_result(float(weights.sum()), "the number of score vectors")
     pf = pf_lattice_probabilities(classes, epsilon)
     _, num_rows = _lp_size(classes, regular)
+    if time_limit is not None:
+        time_limit -= time.perf_counter() - started       # building counts too
+        if time_limit <= 0:
+            raise SolverError("time limit reached while building the model",
+                              status="Time limit reached", num_rows=num_rows,
+                              num_cols=classes.num_variables, num_nonzeros=0, method=method)
 
     paper_lp = reduced_lattice_lp(n, k, epsilon, weighting, "paper", classes=classes)
     x, certify_lp, row_duals = pf, paper_lp, None

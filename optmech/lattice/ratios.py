@@ -8,6 +8,7 @@ Permute-and-flip paper, Section 5 (Figure 2): the ratio of a mechanism ``M`` is
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,10 +20,12 @@ from optmech.lattice.inputs import check_lattice, lattice_table
 from optmech.lattice.optimum import METHODS, LatticeOptimum, solve_lattice
 from optmech.progress import progress
 from optmech.selection.mechanisms import (
+    MECHANISMS,
     ExponentialMechanism,
     PermuteAndFlip,
     ReportNoisyMax,
     SelectionMechanism,
+    as_mechanism,
 )
 from optmech.selection.noisy_max import (
     SUM_TOLERANCE,
@@ -34,7 +37,13 @@ from optmech.selection.noisy_max import (
     quadrature_panels,
     upper_quantile,
 )
-from optmech.validation import InvalidArgumentError, check_choice, check_integer, check_positive
+from optmech.validation import (
+    InvalidArgumentError,
+    check_choice,
+    check_finite_result,
+    check_integer,
+    check_positive,
+)
 
 __all__ = [
     "RATIO_MECHANISMS",
@@ -47,9 +56,8 @@ __all__ = [
     "total_error",
 ]
 
-RATIO_MECHANISMS = {"pf": lambda eps: PermuteAndFlip(eps),
-                    "em": lambda eps: ExponentialMechanism(eps),
-                    "rnm_laplace": lambda eps: ReportNoisyMax(eps, noise="laplace")}
+# The mechanisms of Figure 2 (any name of optmech.selection.MECHANISMS works too).
+RATIO_MECHANISMS = ("pf", "em", "rnm_laplace")
 
 
 def _rnm_laplace_level_probabilities(classes: LatticeClasses, scale: float,
@@ -132,20 +140,42 @@ def total_error(mechanism: SelectionMechanism, n: int, k: int, weighting: str = 
     return float(class_weights(classes, weighting) @ class_errors(mechanism, classes))
 
 
-def optimality_ratio(mechanism: SelectionMechanism, optimum: LatticeOptimum) -> float:
+def _mechanism_at(mechanism, epsilon: float) -> SelectionMechanism:
+    """``mechanism`` as a :class:`SelectionMechanism` at ``epsilon`` (a name is built at it;
+    a mechanism declaring another epsilon is refused: its ratio would compare two privacy
+    levels)."""
+    built = as_mechanism(mechanism, epsilon)
+    declared = getattr(built, "epsilon", None)
+    if declared is not None and not math.isclose(declared, epsilon, rel_tol=1e-12):
+        raise InvalidArgumentError("mechanism", built, f"a mechanism at the optimum's epsilon "
+                                                       f"= {epsilon!r} (it has {declared!r})")
+    return built
+
+
+def optimality_ratio(mechanism, optimum: LatticeOptimum) -> float:
     """``sum_q E[error of mechanism] / sum_q E[error of the optimum]`` over the optimum's
-    lattice and weighting (the paper's "optimality ratio", Figure 2)."""
-    value = total_error(mechanism, optimum.n, optimum.k, optimum.weighting, optimum.classes)
-    return value / optimum.total_error
+    lattice and weighting (the paper's "optimality ratio", Figure 2).
+
+    ``mechanism``: a mechanism at the optimum's epsilon, a name (``"pf"``, ``"em"``,
+    ``"rnm_laplace"`` or ``"rnm-laplace"``, ...), an object with ``pmf(scores)`` or a function
+    of the scores (:func:`~optmech.selection.mechanisms.as_mechanism`)."""
+    built = _mechanism_at(mechanism, optimum.epsilon)
+    value = total_error(built, optimum.n, optimum.k, optimum.weighting, optimum.classes)
+    return check_finite_result(value / optimum.total_error, "the optimality ratio")
 
 
-def optimality_ratios(optimum: LatticeOptimum, mechanisms=tuple(RATIO_MECHANISMS)
+def optimality_ratios(optimum: LatticeOptimum, mechanisms=RATIO_MECHANISMS
                       ) -> dict[str, float]:
-    """Ratios of the named mechanisms (``"pf"``, ``"em"``, ``"rnm_laplace"``) at the
-    optimum's epsilon."""
-    return {name: optimality_ratio(RATIO_MECHANISMS[check_choice(name, "mechanism",
-                                                                 RATIO_MECHANISMS)](
-        optimum.epsilon), optimum) for name in mechanisms}
+    """:func:`optimality_ratio` of each mechanism (a single name or mechanism counts as a
+    list of one), keyed by the name given or the mechanism's ``name``."""
+    if isinstance(mechanisms, str) or not isinstance(mechanisms, (list, tuple, dict)):
+        mechanisms = [mechanisms]
+    ratios = {}
+    for mechanism in mechanisms:
+        key = mechanism if isinstance(mechanism, str) else \
+            _mechanism_at(mechanism, optimum.epsilon).name
+        ratios[key] = optimality_ratio(mechanism, optimum)
+    return ratios
 
 
 @dataclass(frozen=True, eq=False)
@@ -186,7 +216,11 @@ def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "
     eps = np.array([check_positive(e, "epsilon") for e in np.atleast_1d(epsilons)])
     if not ns or not ks or eps.size == 0:
         raise InvalidArgumentError("ns, ks, epsilons", (ns, ks, eps), "non-empty lists")
-    mechanisms = [check_choice(m, "mechanism", RATIO_MECHANISMS) for m in mechanisms]
+    if isinstance(mechanisms, str):
+        mechanisms = [mechanisms]
+    known = sorted({name.replace("-", "_") for name in MECHANISMS})
+    mechanisms = [check_choice(m.replace("-", "_") if isinstance(m, str) else m, "mechanism",
+                               known) for m in mechanisms]
     check_choice(weighting, "weighting", WEIGHTINGS)
     check_choice(constraints, "constraints", CONSTRAINTS)
     check_choice(method, "method", METHODS)

@@ -75,6 +75,7 @@ from typing import Callable
 import numpy as np
 from scipy import integrate, optimize
 
+from optmech.resources import require_memory
 from optmech.validation import InvalidArgumentError, check_integer, check_positive
 
 __all__ = [
@@ -188,8 +189,23 @@ class ServerResponse:
     method: str
 
 
+# Bytes per result of the arrays built for k results (offsets, costs, Voronoi boundaries).
+_BYTES_PER_RESULT = 64
+# The recurrence for a disutility other than the identity takes one root-finding step per
+# pair of offsets (about 0.6 ms each, measured): 10^4 results take some 6 s.
+MAX_RECURRENCE_RESULTS = 10_000
+
+
+def check_results(k) -> int:
+    """The number of results ``k >= 1``, refused up front when its arrays exceed the memory
+    budget (:mod:`optmech.resources`)."""
+    k = check_integer(k, "k", minimum=1)
+    require_memory(k * _BYTES_PER_RESULT, "k", k)
+    return k
+
+
 def _check_k_eps(k, epsilon) -> tuple[int, float]:
-    return check_integer(k, "k", minimum=1), check_positive(epsilon, "epsilon")
+    return check_results(k), check_positive(epsilon, "epsilon")
 
 
 def closed_form_cost(k: int, epsilon: float) -> float:
@@ -278,13 +294,17 @@ def optimal_response(k: int, epsilon: float, h=None) -> ServerResponse:
 
     ``h`` is None/"identity" (closed form), another name in :data:`DISUTILITIES`, or any
     increasing Python function with ``h(0) = 0`` (the recurrence with a monotone 1-D root
-    at each step; about 2 ms per result).
+    at each step; about 0.6 ms per result, at most :data:`MAX_RECURRENCE_RESULTS`).
     """
     k, epsilon = _check_k_eps(k, epsilon)
     disutility = resolve_disutility(h, epsilon)
     if disutility.is_identity:
         return ServerResponse(k, epsilon, closed_form_offsets(k, epsilon),
                               closed_form_cost(k, epsilon), "identity", "closed form")
+    if k > MAX_RECURRENCE_RESULTS:
+        raise InvalidArgumentError("k", k, f"at most {MAX_RECURRENCE_RESULTS} for a disutility "
+                                           "other than the identity (the recurrence takes one "
+                                           "root-finding step per pair of offsets)")
     function = disutility.function
 
     def h1(t: float) -> float:

@@ -127,7 +127,7 @@ def _lemma_2(quick: bool) -> list[Result]:
                     0.0, float(sum(n >= 7 for n in worst_pair_fails)), 0.0),
             new_result(AREA, f"n where Lemma 2's pair (1, l+1) fails (grid, n <= {top})",
                        ", ".join(map(str, worst_pair_fails)) or "none"),
-            new_result(AREA, f"smallest n from which Lemma 2 holds on the grid (paper: 7)",
+            new_result(AREA, "smallest n from which Lemma 2 holds on the grid (paper: 7)",
                        float(smallest_ok)),
             compare(AREA, f"Theorem 4.1 bound below the exact value ({checked} cases)",
                     f"{PAPER} Thm. 4.1", 0.0, float(theorem_4_1_fails), 0.0)]

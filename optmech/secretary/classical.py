@@ -27,6 +27,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
+from optmech.resources import require_memory
 from optmech.validation import InvalidArgumentError, check_integer
 
 __all__ = [
@@ -91,9 +92,11 @@ def rank_distribution(n: int) -> np.ndarray:
     cumulative product of factors in [0, 1] and the sum runs from the smallest terms up,
     so there is no cancellation or overflow: relative error about 1e-14 for n up to 10^6
     and beyond (the alternating or binomial-sum forms lose digits or overflow long before).
-    O(n) time.
+    O(n) time; ``n`` whose arrays (about 10 doubles per candidate, with the mixes and
+    differences callers build) exceed the memory budget is refused up front.
     """
     n = _check_n(n)
+    require_memory(80 * n, "n", n)
     t = threshold(n)
     if t == 1:
         return np.full(n, 1.0 / n)

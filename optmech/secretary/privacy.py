@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lp_models.stopping import privacy_pairs
+from optmech.resources import require_memory
 from optmech.secretary.classical import a_coefficients, rank_distribution
 from optmech.secretary.mixing import blind_choice, check_distribution, pmix_rank_distribution
 from optmech.validation import (
@@ -66,7 +67,10 @@ def check_epsilon(epsilon) -> float:
 
 
 def _check_l(l, n: int) -> int:
-    return check_integer(l, "l", minimum=1, maximum=n - 1)
+    """``1 <= l <= n - 1``; the ``O(n l)`` rank pairs must fit the memory budget."""
+    l = check_integer(l, "l", minimum=1, maximum=n - 1)
+    require_memory(64 * n * l, "n, l", (n, l))
+    return l
 
 
 def _pairs(q: np.ndarray, l) -> tuple[np.ndarray, np.ndarray]:

@@ -22,6 +22,7 @@ from optmech.lattice.ratios import (
     total_error,
 )
 from optmech.selection.mechanisms import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
+from optmech.validation import InvalidArgumentError
 
 PAPER_THRESHOLD = math.log((3 + math.sqrt(5)) / 2)
 
@@ -92,3 +93,32 @@ def test_ratios_use_the_optimum_weighting():
     assert set(ratios) == {"pf", "em", "rnm_laplace"}
     expected = brute_force_total(PermuteAndFlip(0.3), 4, 3, "cube") / optimum.total_error
     assert ratios["pf"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_any_mechanism_with_a_pmf_is_compared_at_the_optimum_epsilon():
+    """A plain function of the scores, an object with pmf(), and the built-in names in both
+    spellings give the ratio of the built-in mechanism they stand for."""
+    optimum = solve_lattice(3, 3, 0.7)
+    pf = PermuteAndFlip(0.7)
+    expected = optimality_ratio(pf, optimum)
+
+    class OnlyPmf:
+        def pmf(self, scores):
+            return pf.pmf(scores)
+
+    assert optimality_ratio(pf.pmf, optimum) == pytest.approx(expected, rel=1e-15)
+    assert optimality_ratio(OnlyPmf(), optimum) == pytest.approx(expected, rel=1e-15)
+    ratios = optimality_ratios(optimum, ["pf", "rnm-laplace", "rnm_laplace"])
+    assert ratios["pf"] == pytest.approx(expected, rel=1e-15)
+    assert ratios["rnm-laplace"] == ratios["rnm_laplace"]
+    assert optimality_ratios(optimum, "em") == {"em": optimality_ratio("em", optimum)}
+
+
+def test_a_mechanism_at_another_epsilon_is_refused():
+    optimum = solve_lattice(3, 3, 0.7)
+    with pytest.raises(InvalidArgumentError, match="epsilon = 0.7"):
+        optimality_ratio(PermuteAndFlip(0.5), optimum)
+    with pytest.raises(InvalidArgumentError):
+        optimality_ratio(lambda q: np.full(len(q), 0.3), optimum)    # not a pmf
+    with pytest.raises(InvalidArgumentError):
+        optimality_ratios(optimum, ["pf", "nope"])
