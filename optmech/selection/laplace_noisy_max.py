@@ -71,12 +71,12 @@ panel edge at every distinct score that can reach its window, so its cost grows 
 square of the number of distinct scores near the top (10^4 distinct N(0, 9) scores at
 scale 2: 35 s).  Here at most ``log2(4n / 3e-17) + 1`` scores are edges and the rest enters
 through two Chebyshev interpolants: 10^5 distinct scores take 0.068 s, 10^6 take 0.43 s
-with a peak of 88 MiB (``benchmarks/results/rnm_laplace.md``, shared 2-core machine).  ``log F`` and ``h`` are evaluated by
-:func:`laplace_log_cdf_and_hazard` from one ``exp`` per node rather than by
-``scipy.stats.laplace`` (tests check them against it): its ``logcdf``, ``pdf`` and ``cdf``
-took 5.7x as long on 3 x 20,000 points (11.4 ms against 2.0 ms), and its ``logcdf`` is
-``log(cdf)`` below the median: it loses digits below -708 (subnormal ``cdf``) and is
-``-inf`` below -745.
+with a peak of 88 MiB (``benchmarks/results/rnm_laplace.md``, shared 2-core machine).
+``log F`` and ``h`` are evaluated by :func:`laplace_log_cdf_and_hazard` from one ``exp``
+per node rather than by ``scipy.stats.laplace`` (tests check them against it): its
+``logcdf``, ``pdf`` and ``cdf`` took 5.7x as long on 3 x 20,000 points (11.4 ms against
+2.0 ms), and its ``logcdf`` is ``log(cdf)`` below the median: it loses digits below -708
+(subnormal ``cdf``) and is ``-inf`` below -745.
 
 Cost: ``O(n log n)`` for grouping equal scores, ``O(U * CHEBYSHEV)`` for the ``U``
 distinct scores, and ``O(H * J)`` for the ``H <= 78`` head scores and the ``J`` nodes
@@ -168,19 +168,18 @@ def _panels(length: float, rate: float) -> np.ndarray:
     return np.array(ends)
 
 
-def _nodes(lo: float, hi: float, levels: np.ndarray, counts: np.ndarray
+def _nodes(lo: float, hi: float, levels: np.ndarray, above: np.ndarray
            ) -> tuple[np.ndarray, np.ndarray]:
     """Gauss–Legendre nodes and weights on ``[lo, hi]``, ``NODES`` per panel.
 
-    Panel edges at 0 and at the ``levels`` (descending, ``counts`` candidates each) inside
-    the window.  Above 0: panels of ``PANEL``.  A stretch below 0 is graded from its lower
-    end by :func:`_panels` with ``rate`` = the candidates at or above its upper end, and is
-    laid out from that upper end, so a node's rounding is relative to its own distance
-    from the nearer cut (a stretch can reach from -575 to near 0).
+    Panel edges at 0 and at the ``levels`` (descending; ``above[u]`` candidates at or above
+    ``levels[u]``) inside the window.  Above 0: panels of ``PANEL``.  A stretch below 0 is
+    graded from its lower end by :func:`_panels` with ``rate`` = the candidates at or above
+    its upper end, and is laid out from that upper end, so a node's rounding is relative
+    to its own distance from the nearer cut (a stretch can reach from -575 to near 0).
     """
     inside = (levels > lo) & (levels < hi)
     cuts = np.unique(np.concatenate([[lo, hi, 0.0], levels[inside]]))
-    above = np.cumsum(counts)                      # candidates at or above each level
     anchors, left, right = [], [], []
     for a, c in zip(cuts[:-1], cuts[1:], strict=True):
         if c <= 0:
@@ -217,9 +216,9 @@ class _Grid:
     """The quadrature grid on ``[lo, hi]`` for standardised ``levels`` (panel edges at the
     levels inside the window) and, per level, ``log F`` and ``h`` at the nodes."""
 
-    def __init__(self, levels: np.ndarray, counts: np.ndarray, lo: float, hi: float):
+    def __init__(self, levels: np.ndarray, above: np.ndarray, lo: float, hi: float):
         self.lo = lo
-        self.x, self.w = _nodes(lo, hi, levels, counts)
+        self.x, self.w = _nodes(lo, hi, levels, above)
         # (levels, nodes); z >= lo - 0 >= log 2 FLOOR
         self.log_cdf, self.hazard = laplace_log_cdf_and_hazard(self.x[None, :] - levels[:, None])
 
@@ -299,7 +298,7 @@ def laplace_noisy_max_pmf(scores, scale: float) -> np.ndarray:
     lo = _lower_edge(values, counts, total_coin)
     hi = _upper_edge(total_coin)
     head = values >= lo
-    grid = _Grid(values[head], counts[head], lo, hi)
+    grid = _Grid(values[head], np.cumsum(counts[head]), lo, hi)
     t = np.exp(lo - grid.x)                             # t = e^{-(x - lo)} in (0, 1]
     coins = np.exp(values[~head] - lo)                  # bulk coins a = e^{y - lo} < 1
     bulk_counts = counts[~head].astype(float)
@@ -326,7 +325,7 @@ def laplace_level_probabilities(levels, counts, *, show_progress: bool | None = 
     :func:`laplace_noisy_max_pmf` on one grid for all rows: ``lo = log(2 TAIL)`` bounds
     every row's ``G`` by ``TAIL`` (each row has a candidate at 0), ``hi`` is the largest
     row's upper edge, every level inside the window is a panel edge, panels below the top
-    are graded for the largest count at each level; then
+    are graded for the most candidates any row has at or above each level; then
     ``P = (w * exp(counts @ log F)) @ h`` block by block.  Precision: 1e-16 absolute
     (the window is cut by mass, not by the relative bound, which would make it up to 600
     scales long for every row); probabilities below about 1e-15 are therefore only
@@ -345,7 +344,7 @@ def laplace_level_probabilities(levels, counts, *, show_progress: bool | None = 
                                    "a 2-D array of counts >= 0, one column per level, "
                                    "the first column >= 1")
     hi = _upper_edge(_total_coin(levels, counts.max(axis=0)))
-    grid = _Grid(levels, counts.max(axis=0), _LOG_LOW, hi)
+    grid = _Grid(levels, np.cumsum(counts, axis=1).max(axis=0), _LOG_LOW, hi)
     probs = np.empty(counts.shape)
     block = max(1, (1 << 22) // grid.x.size)
     starts = range(0, counts.shape[0], block)

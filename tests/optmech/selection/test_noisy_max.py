@@ -3,7 +3,10 @@
 import mpmath as mp
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from optmech.selection.laplace_noisy_max import laplace_noisy_max_pmf
 from optmech.selection.noisy_max import noisy_max_pmf
 from optmech.selection.pf_probabilities import pf_probabilities
 from optmech.validation import InvalidArgumentError
@@ -131,3 +134,25 @@ def test_scales_too_far_apart_raise_instead_of_answering():
 
     with pytest.raises(IntegrationError, match="scales differ"):
         noisy_max_pmf([0.0, -1.0], [1.0, 1e-6])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.floats(-1e308, 1e308), st.floats(-3, 3),
+                          st.sampled_from([0.0, 1e9, -1e9, 1e308, -1e308])),
+                min_size=1, max_size=12),
+       st.floats(-300, 300).map(lambda e: 10.0 ** e),
+       st.lists(st.floats(0.5, 2.0), min_size=12, max_size=12),
+       st.sampled_from(["laplace", "exponential", "gumbel"]))
+def test_extreme_inputs_give_a_pmf(scores, scale, factors, noise):
+    """Scores up to +-1e308, scales from 1e-300 to 1e300 (one, or within a factor 4 of
+    each other): finite, >= 0, sums to 1 within 1e-12; with one Laplace scale it agrees
+    with the fast i.i.d. path (a second method) to 1e-13."""
+    q = np.array(scores)
+    scales = scale * np.array(factors[:q.size])
+    for b in (scale, scales):
+        probs = noisy_max_pmf(q, b, noise)
+        assert np.isfinite(probs).all() and (probs >= 0).all()
+        assert abs(probs.sum() - 1) <= 1e-12
+    if noise == "laplace":
+        np.testing.assert_allclose(noisy_max_pmf(q, scale), laplace_noisy_max_pmf(q, scale),
+                                   rtol=0, atol=1e-13)
