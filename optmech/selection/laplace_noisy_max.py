@@ -217,7 +217,6 @@ class _Grid:
     levels inside the window) and, per level, ``log F`` and ``h`` at the nodes."""
 
     def __init__(self, levels: np.ndarray, above: np.ndarray, lo: float, hi: float):
-        self.lo = lo
         self.x, self.w = _nodes(lo, hi, levels, above)
         # (levels, nodes); z >= lo - 0 >= log 2 FLOOR
         self.log_cdf, self.hazard = laplace_log_cdf_and_hazard(self.x[None, :] - levels[:, None])
