@@ -13,7 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
-from optmech.cli._common import without_undefined, add_actions
+from optmech.cli._common import add_actions, without_undefined
 from optmech.progress import progress
 from optmech.validation import InvalidArgumentError
 

@@ -19,6 +19,7 @@ from lp_models.lattice_recurrences import pf_lattice_probabilities
 from optmech.lattice.inputs import check_lattice, lattice_table
 from optmech.lattice.optimum import METHODS, LatticeOptimum, solve_lattice
 from optmech.progress import progress
+from optmech.selection.laplace_noisy_max import laplace_level_probabilities
 from optmech.selection.mechanisms import (
     MECHANISMS,
     ExponentialMechanism,
@@ -26,16 +27,6 @@ from optmech.selection.mechanisms import (
     ReportNoisyMax,
     SelectionMechanism,
     as_mechanism,
-)
-from optmech.selection.noisy_max import (
-    SUM_TOLERANCE,
-    TAIL,
-    IntegrationError,
-    log_cdf,
-    log_hazard,
-    lower_quantile,
-    quadrature_panels,
-    upper_quantile,
 )
 from optmech.validation import (
     InvalidArgumentError,
@@ -66,34 +57,14 @@ def _rnm_laplace_level_probabilities(classes: LatticeClasses, scale: float,
     probability of one particular item at level ``j`` (scores ``-2j``, noise scale ``scale``,
     both in units of Δ).
 
-    The method of :func:`optmech.selection.noisy_max.noisy_max_pmf` (same helpers, same accuracy,
-    about 1e-12) with one quadrature grid for all classes: every class has its scores on
-    ``{0, -2, ..., -2k}``, so the panel edges are shared and the window
-    ``[-2k + b Q(TAIL), b Q(1 - TAIL)]`` contains every class's own window (outside a class's
-    window its integrands are below ``TAIL``).  Per class the integrand of level ``j`` is
-    ``h_j(x) prod_i F_i(x)^{m_i}``, so ``P = exp(counts @ log F) @ (w h)``: one matrix product
-    per block of classes.  Each class's probabilities must sum to 1 within 1e-10.
+    Every class has its scores on ``{0, -2, ..., -2k}`` and at least one item at 0, so
+    :func:`optmech.selection.laplace_noisy_max.laplace_level_probabilities` evaluates them
+    all on one quadrature grid (the method of ``ReportNoisyMax.pmf``, same accuracy, each
+    class's probabilities checked to sum to 1 within 1e-12).
     """
-    k = classes.k
-    levels = np.arange(k + 1)
-    lo = -2.0 * k + scale * lower_quantile("laplace", TAIL)
-    hi = scale * upper_quantile("laplace", TAIL)
-    x, w = quadrature_panels(lo, hi, -2.0 * levels.astype(float), scale / 2)
-    y = (x[None, :] + 2.0 * levels[:, None]) / scale          # (k+1, T)
-    level_log_cdf = log_cdf("laplace", y)
-    hazard = (np.exp(log_hazard("laplace", y)) / scale * w).T  # (T, k+1)
-    probs = np.empty((classes.num_classes, k + 1))
-    block = max(1, (1 << 22) // x.size)
-    starts = range(0, classes.num_classes, block)
-    for start in progress(starts, total=len(starts), desc="rnm-laplace errors",
-                          enabled=show_progress):
-        counts = classes.counts[start:start + block].astype(float)
-        probs[start:start + block] = np.exp(counts @ level_log_cdf) @ hazard
-    totals = (classes.counts * probs).sum(axis=1)
-    worst = float(np.abs(totals - 1).max())
-    if not worst <= SUM_TOLERANCE:
-        raise IntegrationError(f"lattice noisy-max probabilities off by {worst!r}")
-    return probs
+    levels = -2.0 * np.arange(classes.k + 1) / scale
+    return laplace_level_probabilities(levels, classes.counts, show_progress=show_progress,
+                                       desc="rnm-laplace errors")
 
 
 def class_errors(mechanism: SelectionMechanism, classes: LatticeClasses,
