@@ -151,7 +151,8 @@ class LatticeOptimum:
     weighted sum ``objective_weights @ class_errors()`` for ``"weighted"`` (the class
     weights; for ``"sum"`` those of ``weighting``, for ``"max"`` None).
     ``lower_bound`` and ``gap`` certify ``objective_value``; ``total_error`` is always the
-    sum over Q (by ``weighting``) of the returned mechanism's expected errors.
+    sum over Q (by ``weighting``) of the returned mechanism's expected errors, and
+    ``num_variables`` counts the epigraph column of ``"max"``.
     """
 
     n: int

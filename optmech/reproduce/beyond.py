@@ -29,6 +29,8 @@ from proofs.registry import check_one, identities
 
 AREA = "beyond the paper (permute-and-flip §4, §8)"
 QUESTION = "permute-and-flip paper §8, question 3"
+# PF counts as beaten where its largest error exceeds a certified optimum's by this much
+_RESOLVED = 1e-9
 OPEN = "permute-and-flip paper §4 (open question after Figure 1)"
 
 
@@ -55,12 +57,13 @@ def _minimax(quick: bool) -> list[Result]:
         "its errors are the chain's lower bounds on every vector)", source=QUESTION)]
     many = _pf_max_ratios([3, 4] if quick else [3, 4, 5, 6], ks, epsilons)
     n, k, eps, worst = max(many, key=lambda row: row[3])
-    smallest = min(r for *_, r in many)
+    unresolved = [e for *_, e, r in many if r <= 1 + _RESOLVED]
+    rest = (f"; the others (eps <= {max(unresolved):g}) by less" if unresolved else "")
     results.append(new_result(
         AREA, f"n >= 3: PF's largest expected error / certified minimax optimum over "
-              f"{len(many)} (n, k, eps)", f"between {smallest:.6f} and {worst:.6f} (largest "
-        f"at n = {n}, k = {k}, eps = {eps:g}); PF is not minimax-optimal at any of them",
-        source=QUESTION))
+              f"{len(many)} (n, k, eps)", f"largest {worst:.6f} at n = {n}, k = {k}, eps = "
+        f"{eps:g}; the optimum beats PF by more than {_RESOLVED:g} at "
+        f"{len(many) - len(unresolved)} of {len(many)} points{rest}", source=QUESTION))
     depth = [solve_lattice(3, k, 0.2, objective="max").objective_value
              for k in range(1, 6 if quick else 9)]
     results.append(new_result(
@@ -82,13 +85,14 @@ def _weighted() -> list[Result]:
 def _delta(quick: bool) -> list[Result]:
     grid = [(n, k, eps) for n in (2, 3, 5) for k in (1, 3) for eps in (0.1, 1.0, 10.0)]
     if not quick:
-        grid += [(n, k, eps) for n in (4, 8) for k in (2, 6) for eps in (0.01, 0.5, 3.0, 30.0)]
-    gains = [pf_improving_step(n, k, eps) for n, k, eps in grid]
+        grid += [(n, k, eps) for n in (4, 8) for k in (2, 6) for eps in (0.3, 3.0, 30.0)]
+    steps = [pf_improving_step(n, k, eps) for n, k, eps in grid]
+    shown = sum(s.slack > 0 and s.gain > 0 for s in steps)
     results = [new_result(
         AREA, f"Δ-lattice: PF is never optimal (explicit improving step at {len(grid)} "
               "(n, k, eps), checked against every row)",
-        f"smallest row slack after the step {min(g.slack for g in gains):.1e} > 0, error "
-        f"gain between {min(g.gain for g in gains):.1e} and {max(g.gain for g in gains):.1e}",
+        f"step feasible with positive slack and gain at {shown} of {len(grid)}; gain between "
+        f"{min(s.gain for s in steps):.1e} and {max(s.gain for s in steps):.1e} steps of Δ",
         source=QUESTION)]
     pair = solve_lattice(2, 1, 1.0, lattice="delta")
     results.append(new_result(

@@ -14,6 +14,6 @@ def test_quick_reproduction(tmp_path):
     assert results and all(r.ok and r.status == "new" for r in results)
     assert len({r.name for r in results}) == len(results)
     by_name = {r.name.split(":")[0]: r.ours for r in results}
-    assert "PF is not minimax-optimal" in by_name["n >= 3"]
+    assert "at 24 of 24 points" in by_name["n >= 3"]
     assert by_name["Δ-lattice n = k = 3, eps = 0.7"] == pytest.approx(0.7, rel=1e-9)
     assert results[-1].ours == "verified"
