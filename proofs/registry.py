@@ -160,6 +160,7 @@ def identities(names: list[str] | None = None) -> tuple[Identity, ...]:
     """
     for _, module in PAPERS.values():
         importlib.import_module(module)
+    importlib.import_module("proofs.em_pf_ratio")    # further permute-and-flip identities
     order = list(PAPERS)
     chosen = tuple(sorted(_REGISTRY.values(), key=lambda i: order.index(i.paper)))
     if names is None:

@@ -10,8 +10,16 @@ Figure 2) and Appendix D.  The LP itself is built in :mod:`lp_models.lattice`.
 * :mod:`~.ratios`: exact optimality ratios of PF, EM, report-noisy-max or any mechanism
   with a ``pmf``, and the sweeps behind Figure 2;
 * :mod:`~.inputs`: argument checks shared by both.
+
+Beyond the paper (its Section 8, question 3): :mod:`~.objectives` (the minimax and weighted
+objectives and the Δ-lattice, solved by HiGHS for :func:`solve_lattice`),
+:mod:`~.aggregate_ratios` (ratios of PF, EM, report-noisy-max for those objectives) and
+:mod:`~.delta` (the step that shows PF is never optimal on the Δ-lattice).
 """
 
+from optmech.lattice.aggregate_ratios import mechanism_class_errors, objective_ratios
+from optmech.lattice.delta import ImprovingStep, pf_improving_step
+from optmech.lattice.objectives import OBJECTIVES, objective_weights
 from optmech.lattice.optimum import (
     GAP_TOLERANCE,
     METHODS,
@@ -34,15 +42,21 @@ from optmech.lattice.ratios import (
 
 __all__ = [
     "GAP_TOLERANCE",
+    "ImprovingStep",
     "LatticeOptimum",
     "LatticeSolutionMechanism",
     "METHODS",
+    "OBJECTIVES",
     "RATIO_MECHANISMS",
     "RatioCurve",
     "class_errors",
     "lattice_lp_size",
+    "mechanism_class_errors",
+    "objective_ratios",
+    "objective_weights",
     "optimality_ratio",
     "optimality_ratios",
+    "pf_improving_step",
     "ratio_cell",
     "ratio_sweep",
     "realised_privacy_loss",
