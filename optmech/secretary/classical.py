@@ -1,8 +1,9 @@
 """The optimal rule M* of the classical secretary problem: threshold and rank distribution.
 
-Notation of the private secretary paper (``private-secretary-v2``): n candidates, rank 1 is
-the best, ``t_n`` the threshold of Fact 1, ``r_{k,n}`` the probability that M* selects the
-k-th best candidate (Fact 2 / Theorem 5.1), ``a_k`` the constants of Corollary 1.
+Notation of the private secretary paper (Grining et al., arXiv:2005.01586v4): n
+candidates, rank 1 is the best, ``t_n`` the threshold of Fact 1, ``r_{k,n}`` the probability
+that M* selects the k-th best candidate (Fact 2 / Theorem 5.1), ``a_k`` the constants of
+Corollary 1.
 
 Erratum (DESIGN.md).  Fact 2 and Theorem 5.1 print
 
