@@ -37,3 +37,50 @@ def test_appendix_b_simulation_matches_the_exact_probabilities():
         hits = _simulate_appendix_b(3, 0.3, 2.0, low_scores, runs, rng)
         sigma = (p * (1 - p) / runs) ** 0.5
         assert hits / runs == pytest.approx(p, abs=4.5 * sigma)
+
+
+def _simulate_random_stopping(q, d, eps, gamma, runs, rng):
+    """RS_gamma by running the algorithm (independent of the library's sampler): K ~
+    Geometric(gamma) uniform draws, each noised with Laplace(3 d/eps), the best one wins."""
+    import numpy as np
+
+    k = rng.geometric(gamma, runs)
+    run = np.repeat(np.arange(runs), k)
+    who = rng.integers(0, q.size, run.size)
+    value = q[who] + rng.laplace(0.0, 3.0 * d[who] / eps)
+    order = np.lexsort((value, run))
+    last = np.r_[np.flatnonzero(np.diff(run[order])), run.size - 1]
+    return who[order][last]
+
+
+def test_figure_18_verdicts_by_simulation():
+    """Figure 18 at eps = 2, two 'holds in part' verdicts by simulation (99.9% intervals):
+    negative correlation, 20% high scores: RS_gamma beats random selection (MSE 3.2);
+    no correlation, 99% high scores: mGEM beats RNM."""
+    import math
+
+    import numpy as np
+    from scipy import stats
+
+    from optmech.heterogeneous import gem_scores
+    from optmech.heterogeneous.gem import ModifiedGEM
+    from optmech.reproduce.heterogeneous import _proportion_vectors
+
+    rng = np.random.default_rng(18)
+    z = stats.norm.ppf(0.9995)
+    q, d = _proportion_vectors(0.2, 2)
+    errors = (q.max() - q[_simulate_random_stopping(q, d, 2.0, 0.05, 60_000, rng)]) ** 2
+    assert errors.mean() + z * errors.std(ddof=1) / math.sqrt(errors.size) < 3.2
+
+    q, d = _proportion_vectors(0.99, 3)
+    runs = 200_000
+    rnm = q.max() - q[np.argmax(q + rng.exponential(2 * d.max() / 2.0, (runs, q.size)),
+                                axis=1)]
+    shift = ModifiedGEM(2.0).shift(q.size)
+    transformed = gem_scores(q, d, shift)
+    mgem = q.max() - q[np.argmax(transformed + rng.exponential(2 / 2.0, (runs, q.size)),
+                                 axis=1)]
+    rnm_sq, mgem_sq = rnm ** 2, mgem ** 2
+    gap = rnm_sq.mean() - mgem_sq.mean()
+    spread = z * math.sqrt(rnm_sq.var() / runs + mgem_sq.var() / runs)
+    assert gap - spread > 0
