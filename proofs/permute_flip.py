@@ -491,6 +491,13 @@ def _em_probabilities(scores: np.ndarray, exponent: float) -> np.ndarray:
     return weights / weights.sum()
 
 
+def weighted_rest(p: list, skip: tuple[int, ...], t=sympy.Symbol("t")):
+    """``int_0^1 t prod_{u not in skip} (1 - p_u t) dt`` (symbolic): the derivative of PF's
+    pmf in another item's coin (Lemma 3) and the gap of Lemma 4 are multiples of it."""
+    rest = sympy.Mul(*[1 - p[u] * t for u in range(len(p)) if u not in skip])
+    return sympy.integrate(sympy.expand(t * rest), (t, 0, 1))
+
+
 @identity(
     "permute_flip.theorem_1_regular_private",
     paper=PAPER,
@@ -503,18 +510,13 @@ def _em_probabilities(scores: np.ndarray, exponent: float) -> np.ndarray:
     methods=("symbolic simplification", "mpmath at 50 digits"),
 )
 def check_theorem_1():
-    t = sympy.Symbol("t")
     lines, ok = [], True
     for n in range(2, 5):
         p = sympy.symbols(f"p1:{n + 1}")
         gaps = set()
-        for r in range(n):
-            for s in range(n):
-                if s == r:
-                    continue
-                rest = sympy.Mul(*[1 - p[u] * t for u in range(n) if u not in (r, s)])
-                claimed = -p[r] * sympy.integrate(sympy.expand(t * rest), (t, 0, 1))
-                gaps.add(sympy.expand(sympy.diff(integral_pmf(p, r), p[s]) - claimed))
+        for r, s in itertools.permutations(range(n), 2):
+            claimed = -p[r] * weighted_rest(p, (r, s))
+            gaps.add(sympy.expand(sympy.diff(integral_pmf(p, r), p[s]) - claimed))
         others = p[1:]
         alternating = sum(((-1) ** size * sympy.Mul(*subset)
                            for size in range(n) for subset in itertools.combinations(others, size)),
@@ -561,18 +563,14 @@ def check_theorem_1():
     methods=("symbolic simplification", "exact enumeration"),
 )
 def check_lemma_4():
-    t = sympy.Symbol("t")
     lines, ok = [], True
     for n in range(2, 5):
         p = sympy.symbols(f"p1:{n + 1}")
         gaps = set()
         for r, s in itertools.permutations(range(n), 2):
-            g = [sympy.integrate(sympy.expand(sympy.Mul(*[1 - p[u] * t for u in range(n)
-                                                            if u != v])), (t, 0, 1))
-                 for v in (r, s)]
-            rest = sympy.Mul(*[1 - p[u] * t for u in range(n) if u not in (r, s)])
-            claimed = (p[s] - p[r]) * sympy.integrate(sympy.expand(t * rest), (t, 0, 1))
-            gaps.add(sympy.expand(g[1] - g[0] - claimed))
+            g_r, g_s = (sympy.cancel(integral_pmf(p, v) / p[v]) for v in (r, s))
+            claimed = (p[s] - p[r]) * weighted_rest(p, (r, s))
+            gaps.add(sympy.expand(g_s - g_r - claimed))
         ok &= gaps == {0}
         lines.append(f"n={n}: g_s - g_r - (p_s - p_r) int t prod(...) dt, every pair: "
                      f"{sorted(map(sym, gaps))}")
