@@ -252,7 +252,8 @@ def _highs_options(method: str, presolve: bool | None) -> dict[str, Any]:
     options: dict[str, Any] = {"solver": solver}
     if presolve is None and method == "ipm":
         # IPX after presolve, without crossover, returned wrong duals on the lattice LP
-        # (DESIGN.md); IPM runs without presolve unless the caller asks for it.
+        # (status "Unknown", measured with highspy 1.15); IPM runs without presolve unless
+        # the caller asks for it.
         presolve = False
     if presolve is not None:
         options["presolve"] = "on" if presolve else "off"

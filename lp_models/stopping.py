@@ -1,7 +1,7 @@
 """The LP of the optimal (ε, δ)-differentially private stopping rule, and its exact dual.
 
-Model (the private secretary paper, ``private-secretary-v2``): n candidates arrive in
-uniformly random order, the selector sees only relative ranks, and privacy is Definition 5
+Model (the private secretary paper, Grining et al., arXiv:2005.01586v4): n candidates
+arrive in uniformly random order, the selector sees only relative ranks, and privacy is Definition 5
 under the metric ``d_l`` of Definition 6.  A rank-based randomised stopping rule is given by
 
     x[i, r] = P(stop at time i and the current candidate has relative rank r),  1 <= r <= i <= n,

@@ -26,11 +26,11 @@ from fractions import Fraction
 import sympy
 
 from proofs.evidence import sym
+from proofs.papers import cite
 from proofs.permute_flip import exact_integral_pmf
-from proofs.registry import PAPERS, identity, verified_if
+from proofs.registry import identity, verified_if
 
 PAPER = "permute-and-flip"
-FILE = PAPERS[PAPER][0]
 
 
 def _exact_cases(rng: random.Random):
@@ -55,7 +55,8 @@ def _exact_cases(rng: random.Random):
     sympy="And(GreaterThan(p_r*Integral(Product(1 - p_s*t, (s, 1, n - 1)), (t, 0, 1)), "
           "p_r/(2*S_r)), StrictLessThan(p_r/(S_r + p_r), p_r/S_r), "
           "Eq(Limit(E_EM(n, p)/E_PF(n, p), p, 0), 2))",
-    source=f"{FILE}, Section 4 (Theorem 2, Proposition 4, the open question after Figure 1)",
+    source=cite(PAPER, "Section 4 (Theorem 2, Proposition 4, the open question after "
+                       "Figure 1)"),
     methods=("symbolic simplification", "asymptotic limit", "exact rational arithmetic"),
 )
 def check_em_pf_ratio():

@@ -1,7 +1,7 @@
 """Multi-selection under local geographic DP: the optimal server response to Laplace noise.
 
 Paper: Goel, Jiang, Korolova, Munagala, Sarmasarkar, *Differential Privacy Under Multiple
-Selections* (``papers/multi-selection.txt``).  A user with private value ``u`` sends
+Selections*, FORC 2025 (arXiv:2407.14641).  A user with private value ``u`` sends
 ``s = u + Y`` with ``Y ~ Laplace(0, 1/eps)`` (eps-geographic DP, Definition 2); the server
 answers ``s + a_1, ..., s + a_k`` and the user keeps the result nearest to ``u``.  The user's
 cost is ``E min_i h(|Y + a_i|)``, which equals ``E min_i h(|Y - a_i|)`` because ``Y`` and

@@ -1,10 +1,11 @@
 """The optimal rule M* of the classical secretary problem: threshold and rank distribution.
 
-Notation of the private secretary paper (``private-secretary-v2``): n candidates, rank 1 is
-the best, ``t_n`` the threshold of Fact 1, ``r_{k,n}`` the probability that M* selects the
-k-th best candidate (Fact 2 / Theorem 5.1), ``a_k`` the constants of Corollary 1.
+Notation of the private secretary paper (Grining et al., arXiv:2005.01586v4): n
+candidates, rank 1 is the best, ``t_n`` the threshold of Fact 1, ``r_{k,n}`` the probability
+that M* selects the k-th best candidate (Fact 2 / Theorem 5.1), ``a_k`` the constants of
+Corollary 1.
 
-Erratum (DESIGN.md).  Fact 2 and Theorem 5.1 print
+Erratum (docs/errata.md).  Fact 2 and Theorem 5.1 print
 
     r_{k,n} = (t_n - 1)/n * ( sum_{i=t_n}^{n-k+1} C(n-k, i-1)/C(n-1, i-1) / (i-1) + 1/(n-1) ).
 

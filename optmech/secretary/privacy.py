@@ -1,5 +1,5 @@
 """Privacy of rank-based stopping rules under the metric d_l (Theorems 3.2, 4.1, 4.2;
-Corollaries 2-3 of ``private-secretary-v2``).
+Corollaries 2-3 of Grining et al., arXiv:2005.01586v4).
 
 A rule that selects the k-th best candidate with probability ``q[k-1]`` (whatever the
 qualification ordering) is (ε, δ)-DP under d_l exactly when
