@@ -51,7 +51,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import gammaln
 
 from optmech.heterogeneous.base import DrawnMechanism
 from optmech.selection.mechanisms import PrivacyGuarantee
@@ -113,6 +112,8 @@ class StoppingDistribution:
             else:
                 # prod_{l<k} (l+η)/(l+1) = Γ(k+η) / (Γ(η) Γ(k+1)); its sign (that of η)
                 # cancels the sign of γ^{-η} - 1.
+                from scipy.special import gammaln  # imported on use: the CLI starts fast
+
                 out = np.exp(k * math.log1p(-g) + gammaln(k + self.eta) - gammaln(self.eta)
                              - gammaln(k + 1) - self._log_normaliser())
         return np.where(k >= 1, out, 0.0)

@@ -73,7 +73,6 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy import integrate, optimize
 
 from optmech.resources import require_memory
 from optmech.validation import InvalidArgumentError, check_integer, check_positive
@@ -237,6 +236,8 @@ def closed_form_offsets(k: int, epsilon: float) -> np.ndarray:
 
 
 def _quad(f, a, b, scale) -> float:
+    from scipy import integrate  # imported on use: the CLI starts fast
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", integrate.IntegrationWarning)
         value, error = integrate.quad(f, a, b, epsabs=1e-15 * scale, epsrel=_QUAD_RTOL,
@@ -269,6 +270,8 @@ class _UnitRecurrence:
             hi *= 2.0
             if hi > 2.0 ** 12:
                 raise ArithmeticError("no root of G(y) = D_b below 4096 (h too flat)")
+        from scipy import optimize
+
         return optimize.brentq(stationarity, 0.0, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps,
                                maxiter=500)
 
