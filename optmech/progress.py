@@ -44,7 +44,7 @@ def progress(iterable: Iterable[T], *, total: int | None = None, desc: str | Non
     disable = (not sys.stderr.isatty()) if enabled is None else (not enabled)
     if disable:
         return _Silent(iterable)
-    from tqdm.auto import tqdm           # imported only when a bar is shown
+    from tqdm.auto import tqdm  # imported only when a bar is shown
 
     return tqdm(iterable, total=total, desc=desc, file=sys.stderr, leave=False,
                 dynamic_ncols=True)
