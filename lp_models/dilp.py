@@ -47,18 +47,23 @@ The response window then spans ``grid = 2 (max_spread + margin) + 1`` points per
 
 Ring: chains are cycles of ``grid`` positions; nothing is truncated.
 
-Primal (per model):   min  sum_v C_v p_v
-                      s.t. sum_v M_v p_v = 1                         (multiplier w)
-                           e^{a} p_tail(e) - p_head(e) >= 0            (multiplier mu_e >= 0)
-                           e^{a} p_head(e) - p_tail(e) >= 0            (multiplier nu_e >= 0)
-                           p >= 0,            a = eps * spacing,
+::
+
+    Primal (per model):   min  sum_v C_v p_v
+                          s.t. sum_v M_v p_v = 1                         (multiplier w)
+                               e^{a} p_tail(e) - p_head(e) >= 0            (multiplier mu_e >= 0)
+                               e^{a} p_head(e) - p_tail(e) >= 0            (multiplier nu_e >= 0)
+                               p >= 0,            a = eps * spacing,
 
 over the chain positions ``v`` and the edges ``e`` between neighbouring positions.
 
-Dual (built as its own LP):  max w  s.t.  for every position v
-    M_v w + sum_{e: tail(e) = v} (e^{a} mu_e - nu_e)
-          + sum_{e: head(e) = v} (e^{a} nu_e - mu_e) <= C_v,
-    mu, nu >= 0, w free.
+::
+
+    Dual (built as its own LP):  max w  s.t.  for every position v
+        M_v w + sum_{e: tail(e) = v} (e^{a} mu_e - nu_e)
+              + sum_{e: head(e) = v} (e^{a} nu_e - mu_e) <= C_v,
+        mu, nu >= 0, w free.
+
 This corresponds to the paper's dual (13): ``w`` is ``int lambda`` (the weights
 ``delta(r)`` are uniform by invariance and absorbed), ``mu_e - nu_e`` is ``nu(r, v)``, and the
 two edge terms are the finite-difference form of ``nu_r + eps |nu|``.
