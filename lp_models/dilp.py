@@ -1,7 +1,8 @@
 """The discretised differential-integral LP (DILP) of multi-selection, with its dual.
 
-Paper: *Differential Privacy Under Multiple Selections*, Section 2.2, DILP (12) and its dual
-(13); Appendix A.2 for the ring.  Continuous problem: a user ``u`` receives a random vector
+Paper: Goel, Jiang, Korolova, Munagala, Sarmasarkar, *Differential Privacy Under Multiple
+Selections*, FORC 2025 (arXiv:2407.14641), Section 2.2, DILP (12) and its dual (13);
+Appendix A.2 for the ring.  Continuous problem: a user ``u`` receives a random vector
 ``x`` of ``k`` results with density ``g(u, x)``; the cost is
 ``sup_u int min_i h(|u - x_i|) g(u, x) dx`` (an epigraph variable ``kappa``), and
 eps-geographic DP is ``|d/du g(u, x)| <= eps g(u, x)`` (Lemma 12).
