@@ -101,12 +101,22 @@ class LatticeClasses:
 
     Attributes
     ----------
-    n, k : the lattice size.
-    counts : ``(C, k + 1)`` int16, row ``c`` is the count vector of class ``c`` (sorted by key).
-    keys : ``(C,)`` int64 mixed-radix keys (sorted).
-    multiplicity : ``(C,)`` float64, ``multinomial(m)`` (exact integers).
-    var_class, var_level : ``(V,)`` class index and level of every variable (class-major).
-    var_next : ``(V,)`` the variable on the other side of the variable's own privacy row,
+    n
+        the number of items.
+    k
+        the depth of the lattice.
+    counts
+        ``(C, k + 1)`` int16, row ``c`` is the count vector of class ``c`` (sorted by key).
+    keys
+        ``(C,)`` int64 mixed-radix keys (sorted).
+    multiplicity
+        ``(C,)`` float64, ``multinomial(m)`` (exact integers).
+    var_class
+        ``(V,)`` class index of every variable (class-major).
+    var_level
+        ``(V,)`` level of every variable (class-major).
+    var_next
+        ``(V,)`` the variable on the other side of the variable's own privacy row,
         or -1 where the row is dropped (top variables of classes with ``m_k > 0``).
     """
 

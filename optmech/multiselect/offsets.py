@@ -5,7 +5,7 @@ Selections*, FORC 2025 (arXiv:2407.14641).  A user with private value ``u`` send
 ``s = u + Y`` with ``Y ~ Laplace(0, 1/eps)`` (eps-geographic DP, Definition 2); the server
 answers ``s + a_1, ..., s + a_k`` and the user keeps the result nearest to ``u``.  The user's
 cost is ``E min_i h(|Y + a_i|)``, which equals ``E min_i h(|Y - a_i|)`` because ``Y`` and
-``-Y`` have the same law, so
+``-Y`` have the same law, so ::
 
     f_h(eps, k) = min_{a in R^k} E_{Y ~ Laplace(1/eps)} min_i h(|Y - a_i|)        (14)
 
