@@ -29,7 +29,7 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "secretary", help="private secretary problem: p-mix privacy, optimal private rule",
         description="Differentially private stopping rules for the secretary problem "
-                    "(private-secretary-v2): exact privacy of the p-mix of the optimal rule "
+                    "(Grining, Klonowski, Sulkowska, arXiv:2005.01586): exact privacy of the p-mix of the optimal rule "
                     "with the blind choice, and the optimal (ε, δ)-DP rule by LP.")
     actions = add_actions(parser)
 
