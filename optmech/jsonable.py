@@ -20,7 +20,8 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
-        return to_jsonable(value.tolist())
+        # numbers and booleans convert in C; only object arrays need the walk
+        return value.tolist() if value.dtype != object else to_jsonable(value.tolist())
     if isinstance(value, np.generic):
         return value.item()
     return value

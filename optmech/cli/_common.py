@@ -265,9 +265,16 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
                         help="print one JSON object instead of a table")
 
 
+# A text table longer than this shows its first and last rows only (``--json`` has them all).
+TABLE_ROWS = 1000
+TABLE_ENDS = 20
+
+
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """An aligned text table (``tabulate``, "simple" style): text columns to the left,
-    numbers to the right, floats with 10 significant digits."""
+    numbers to the right, floats with 10 significant digits.  Beyond ``TABLE_ROWS`` rows,
+    the first and last ``TABLE_ENDS`` are shown around a row of dots, and a last line says
+    how many there are."""
     from tabulate import tabulate
 
     def cell(v):
@@ -275,9 +282,16 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
             v = v.tolist()
         return f"{v:.10g}" if isinstance(v, float) else v
 
-    return tabulate([[cell(v) for v in row] for row in rows], headers=list(headers),
-                    tablefmt="simple", disable_numparse=True,
-                    colalign=_alignments(rows, len(headers)))
+    total = len(rows)
+    shown = rows if total <= TABLE_ROWS else [*rows[:TABLE_ENDS], *rows[total - TABLE_ENDS:]]
+    body = [[cell(v) for v in row] for row in shown]
+    if total > TABLE_ROWS:
+        body.insert(TABLE_ENDS, ["..."] * len(headers))
+    table = tabulate(body, headers=list(headers), tablefmt="simple", disable_numparse=True,
+                     colalign=_alignments(shown, len(headers)))
+    if total > TABLE_ROWS:
+        table += f"\n({total} rows, {2 * TABLE_ENDS} shown; --json prints every one)"
+    return table
 
 
 def _alignments(rows: Sequence[Sequence[Any]], width: int) -> tuple[str, ...]:
@@ -285,35 +299,42 @@ def _alignments(rows: Sequence[Sequence[Any]], width: int) -> tuple[str, ...]:
     def numeric(v):
         return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
 
-    return tuple("right" if rows and all(numeric(row[i]) for row in rows) else "left"
+    return tuple("right" if len(rows) and all(numeric(row[i]) for row in rows) else "left"
                  for i in range(width))
 
 
 def _non_finite(value, path: str = "") -> str | None:
-    """The key path of the first NaN, infinity or None inside a JSON-ready ``value``."""
+    """The key path of the first NaN, infinity or None inside ``value`` (dicts, lists,
+    tuples, numpy arrays and scalars; a numeric array is checked in one vectorised pass)."""
     if isinstance(value, dict):
         for key, item in value.items():
             found = _non_finite(item, f"{path}.{key}" if path else str(key))
             if found is not None:
                 return found
         return None
-    if isinstance(value, list):
+    if isinstance(value, np.ndarray) and value.dtype != object:
+        if value.dtype.kind not in "fc":
+            return None
+        bad = np.argwhere(~np.isfinite(value))
+        return None if bad.size == 0 else path + "".join(f"[{i}]" for i in bad[0])
+    if isinstance(value, (list, tuple, np.ndarray)):
         for i, item in enumerate(value):
             found = _non_finite(item, f"{path}[{i}]")
             if found is not None:
                 return found
         return None
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+    if value is None or (isinstance(value, (float, np.floating)) and not math.isfinite(value)):
         return path or "the result"
     return None
 
 
 def without_undefined(value):
-    """``value`` with every object key whose value is None left out, at any depth."""
+    """``value`` with every object key whose value is None left out, at any depth (numpy
+    arrays are leaves)."""
     if isinstance(value, dict):
         return {key: without_undefined(item) for key, item in value.items()
                 if item is not None}
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return [without_undefined(item) for item in value]
     return value
 
@@ -325,10 +346,11 @@ def emit(args: argparse.Namespace, payload: dict, render: Callable[[dict], str])
     not have, a bound that does not exist) is left out of the JSON, at any depth, never
     printed as null; a payload holding NaN or infinity anywhere, or None inside a list, is
     refused (:class:`NonFiniteResultError`, exit status 1) in both forms."""
-    plain = without_undefined(to_jsonable(payload))
-    bad = _non_finite(plain)
+    defined = without_undefined(payload)
+    bad = _non_finite(defined)
     if bad is not None:
         raise NonFiniteResultError(f"the result {bad} is not a finite number")
+    plain = to_jsonable(defined)
     if getattr(args, "json", False):
         print(json.dumps(plain, allow_nan=False))
     else:

@@ -9,16 +9,29 @@ Exact cost of a fixed offset set.  With the offsets sorted and the Voronoi bound
 
     E min_i h(|Y - a_i|) = sum_i E[h(|Y - a_i|); m_{i-1} <= Y <= m_i].
 
-For ``h(t) = t`` every term is closed form in the cdf ``F`` and the stop-loss transform
-``Psi(y) = E(y - Y)^+ = int_{-inf}^y F``  (by symmetry ``E(Y - y)^+ = Psi(-y)``)::
+For ``h(t) = t`` the terms are half-cells ``E[(Y - a); a <= Y <= m]`` (and, by symmetry,
+``E[(a - Y); l <= Y <= a]`` is the same at ``(-a, -l)``).  Each is split at 0 into pieces
+that lie on one side of the mode, and a piece is computed from the tail functions
+``S(y) = P(Y > y)`` and ``G(y) = E(Y - y)^+`` at ``y >= 0`` only, which are as small as
+the mass they describe: on ``[a', m]`` with ``0 <= a'``, ::
 
-    E[(Y - a); a <= Y <= m] = Psi(-a) - Psi(-m) - (m - a) F(-m),
-    E[(a - Y); l <= Y <= a] = Psi(a) - Psi(l) - (a - l) F(l),
+    E[(Y - a); a' <= Y <= m] = (a' - a)(S(a') - S(m)) + G(a') - G(m) - (m - a') S(m),
 
-with ``Psi`` = ``(b/2) e^{-|y|/b} + y^+`` (Laplace, scale b), ``sigma (phi + z Phi)(y/sigma)``
-(Gaussian), ``s log(1 + e^{y/s})`` (logistic); accurate to a few ulps of ``1/eps``.  Other
-``h`` are integrated cell by cell (split at ``a_i`` and at 0) with ``scipy.integrate.quad``
-to 1e-12 relative.
+and on ``[a, m']`` with ``m' <= 0`` (mirrored, ``c = -a``, ``l = -m'``) ::
+
+    E[(Y - a); a <= Y <= m'] = (c - l) S(l) - G(l) + G(c).
+
+``G`` is ``(b/2) e^{-y/b}`` (Laplace, scale b), ``sigma (phi(z) - z (1 - Phi(z)))``
+(Gaussian, ``z = y/sigma``), ``s log(1 + e^{-y/s})`` (logistic).  These differences cancel
+to second order on a narrow piece (the k results of a large k sit in cells of width about
+``2/(eps k)``), so a piece narrower than ``1/eps`` is integrated by 6-point Gauss–Legendre
+instead (its integrand is smooth there: the kink at 0 and the
+support's edges are piece ends), exact to rounding.  Every piece is non-negative, so the
+sum has no cancellation: the cost is accurate to about 1e-14 relative for every k (tests:
+the closed form ``ln(1 + 1/K) / eps`` of the optimal Laplace offsets for k = 2K up to
+10^6, and an mpmath reference at 50 digits), until the cells are so narrow that the offsets
+themselves are subnormal numbers (eps near 1e300 with many results).  Other ``h`` are integrated cell by cell
+(split at ``a_i`` and at 0) with ``scipy.integrate.quad`` to 1e-12 relative.
 
 Appendix A.3 (Theorem 24).  For ``k`` results take ``K = (k + 1) // 2`` and the ``2K - 1``
 offsets ``{0, +-a_1, ..., +-a_{K-1}}`` with ``a_i`` the ``i/K`` quantile of ``|Y|`` (the
@@ -149,13 +162,64 @@ def expected_cost(offsets, epsilon: float, h=None,
     return _quadrature_cost(a, lower, upper, noise, disutility)
 
 
+# Pieces narrower than this many units of 1/eps are integrated by Gauss–Legendre (the
+# closed form loses digits there: its terms cancel to second order in the width); 6 nodes
+# are exact to rounding on such a piece (error term ~ width^13 / (13 (12!)^3 / (6!)^4)).
+_NARROW = 1.0
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(6)
+_BLOCK = 1 << 18  # cells per block of the (cells x nodes) quadrature arrays
+
+
 def _identity_cost(a, lower, upper, noise: SymmetricNoise) -> float:
-    psi, cdf = noise.stop_loss, noise.cdf
-    # finite cell boundaries only: the outer cells run to -inf / +inf (terms vanish there)
-    l, u = lower[1:], upper[:-1]
-    right = np.sum(psi(-a)) - np.sum(psi(-u) + (u - a[:-1]) * cdf(-u))
-    left = np.sum(psi(a)) - np.sum(psi(l) + (a[1:] - l) * cdf(l))
-    return float(right + left)
+    # cell i is [lower_i, upper_i] around a_i: the half-cells above and below a_i, the latter
+    # by the symmetry Y -> -Y
+    total = 0.0
+    for start in range(0, a.size, _BLOCK):
+        cells = slice(start, start + _BLOCK)
+        total += float(np.sum(_half_cells(noise, a[cells], upper[cells]))
+                       + np.sum(_half_cells(noise, -a[cells], -lower[cells])))
+    return total
+
+
+def _half_cells(noise, a: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``E[(Y - a); a <= Y <= m]`` for each ``a <= m`` (``m`` may be ``+inf``): the pieces
+    above and below 0, each by the tail formula or, when narrow, by Gauss–Legendre."""
+    def tail(y):      # S(y), G(y) at y >= 0; zero at +inf
+        finite = np.isfinite(y)
+        s, g = np.zeros(y.size), np.zeros(y.size)
+        s[finite], g[finite] = noise.cdf(-y[finite]), noise.stop_loss(-y[finite])
+        return s, g
+
+    unit = _NARROW / noise.epsilon
+    low, high = noise.support
+    result = np.zeros(a.size)
+    # above 0: [a', m] with a' = max(a, 0)
+    start = np.maximum(a, 0.0)
+    wide = m - start >= unit
+    s_start, g_start = tail(start[wide])
+    s_end, g_end = tail(m[wide])
+    beyond = np.where(s_end > 0, m[wide] - start[wide], 0.0) * s_end  # 0 at m = +inf
+    result[wide] = (start[wide] - a[wide]) * (s_start - s_end) + g_start - g_end - beyond
+    narrow = ~wide & (m > start)
+    result[narrow] += _gauss_legendre(noise, a[narrow], np.maximum(start[narrow], low),
+                                      np.minimum(m[narrow], high))
+    # below 0: [a, m'] with m' = min(m, 0), mirrored to c = -a, l = -m'
+    end = np.minimum(m, 0.0)
+    wide = end - a >= unit
+    c, l = -a[wide], -end[wide]
+    s_l, g_l = tail(l)
+    result[wide] += (c - l) * s_l - g_l + tail(c)[1]
+    narrow = ~wide & (end > a)
+    result[narrow] += _gauss_legendre(noise, a[narrow], np.maximum(a[narrow], low),
+                                      np.minimum(end[narrow], high))
+    return result
+
+
+def _gauss_legendre(noise, a: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """``int_left^right (y - a) f(y) dy`` by 6-point Gauss–Legendre (0 where empty)."""
+    half = 0.5 * np.maximum(right - left, 0.0)
+    y = left[:, None] + half[:, None] * (_NODES + 1.0)
+    return half * (((y - a[:, None]) * noise.pdf(y)) @ _WEIGHTS)
 
 
 def _quadrature_cost(a, lower, upper, noise: SymmetricNoise, h) -> float:

@@ -89,3 +89,18 @@ def test_bad_input_from_a_real_shell():
     assert done.returncode == 2
     assert done.stderr.startswith("optmech: error: --grid must be at least")
     assert done.stderr.count("\n") == 1 and done.stdout == ""
+
+
+def test_a_long_table_shows_its_ends_and_json_every_offset(capsys):
+    """k = 2000 offsets: the table shows the first and last 20 around a row of dots and
+    says how many there are; the JSON lists all of them, equal to the library's."""
+    from optmech.multiselect.offsets import optimal_response
+
+    code, out, _ = run(capsys, "cost", "--k", "2000", "--eps", "1")
+    lines = out.splitlines()
+    assert code == 0 and lines[-1] == "(2000 rows, 40 shown; --json prints every one)"
+    assert lines[3].split() == ["1", f"{optimal_response(2000, 1.0).offsets[0]:.10g}"]
+    assert sum(line.split()[:1] == ["..."] for line in lines) == 1
+    assert len(lines) == 1 + 2 + 40 + 1 + 1
+    code, out, _ = run(capsys, "cost", "--k", "2000", "--eps", "1", "--json")
+    assert json.loads(out)["offsets"] == optimal_response(2000, 1.0).offsets.tolist()
