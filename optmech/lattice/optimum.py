@@ -448,7 +448,7 @@ def _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance, 
         raise SolverError(f"certified gap {gap:.3g} exceeds {gap_tolerance:g}",
                           status=f"{status} but not certified", num_rows=num_rows,
                           num_cols=certify_lp.num_cols, num_nonzeros=0, method=used)
-    scale = certify_lp.metadata["objective_scale"]
+    scale = certify_lp.objective_scale
     value_weights = None if objective == "max" else class_weight
     pf_value = aggregate_error(errors @ pf, objective, value_weights)
     return LatticeOptimum(
