@@ -85,6 +85,7 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from lp_models.labels import LabelBlock, PairLabels, Wrapped, vector
 from lp_models.program import LinearProgram
 
 __all__ = [
@@ -97,6 +98,8 @@ __all__ = [
 ]
 
 DistanceCost = Callable[[np.ndarray], np.ndarray]
+COST_UNITS = "worst-case expected cost sup_u E[min_i h(|u - x_i|)], units of h"
+_PRIVACY = "privacy[e^(eps*spacing) {a} >= {b}]"
 
 
 def _identity(t: np.ndarray) -> np.ndarray:
@@ -165,21 +168,44 @@ def _edge_triplets(tail: np.ndarray, head: np.ndarray, growth: float, first_row:
     return rows, cols, vals
 
 
+@dataclass(frozen=True, eq=False)
+class PositionLabels:
+    """Labels ``p[chain j: d=(0,...), position t]`` of primal columns ``first + v``."""
+
+    model: "DilpModel"
+    first: int = 0
+
+    def __call__(self, local: np.ndarray) -> list[str]:
+        m = self.model
+        column = local + self.first
+        chain = np.searchsorted(m.chain_start, column, side="right") - 1
+        return [f"p[chain {j}: d={vector(m.chains[j])}, position {t}]"
+                for j, t in zip(chain.tolist(), m.position[column].tolist())]
+
+
 def _chain_lps(cost: np.ndarray, mass: np.ndarray, tail: np.ndarray, head: np.ndarray,
-               growth: float, name: str, metadata: dict) -> tuple[LinearProgram, LinearProgram]:
+               growth: float, name: str, metadata: dict, columns
+               ) -> tuple[LinearProgram, LinearProgram]:
     """Primal and dual LPs of the chain model (module docstring) from one set of triplets:
-    the dual's matrix is the primal's transposed, its costs the primal's row bounds."""
+    the dual's matrix is the primal's transposed, its costs the primal's row bounds.
+    ``columns`` describes the primal columns; the dual's columns are the multipliers of the
+    primal's rows and its rows the dual constraints of the primal's columns."""
     n, m = cost.size, tail.size
     e_rows, e_cols, e_vals = _edge_triplets(tail, head, growth, first_row=1)
     rows = np.concatenate([np.zeros(n, dtype=np.int64), e_rows])
     cols = np.concatenate([np.arange(n), e_cols])
     vals = np.concatenate([mass, e_vals])
     shape = (1 + 2 * m, n)
+    up = PairLabels(_PRIVACY, tail, head, columns)
+    down = PairLabels(_PRIVACY, head, tail, columns)
     primal = LinearProgram(
         cost=cost, matrix=sp.csc_matrix((vals, (rows, cols)), shape=shape),
         row_lower=np.concatenate([[1.0], np.zeros(2 * m)]),
         row_upper=np.concatenate([[1.0], np.full(2 * m, np.inf)]),
-        name=f"{name} primal", metadata=metadata)
+        name=f"{name} primal", metadata=metadata, objective_units=COST_UNITS,
+        col_blocks=(LabelBlock("probability", n, "p", columns),),
+        row_blocks=(LabelBlock("sum-to-one", 1, "sum"), LabelBlock("privacy", m, "up", up),
+                    LabelBlock("privacy", m, "down", down)))
     dual_cost = np.zeros(1 + 2 * m)
     dual_cost[0] = 1.0
     dual_lower = np.zeros(1 + 2 * m)
@@ -187,7 +213,12 @@ def _chain_lps(cost: np.ndarray, mass: np.ndarray, tail: np.ndarray, head: np.nd
     dual = LinearProgram(
         cost=dual_cost, matrix=sp.csc_matrix((vals, (cols, rows)), shape=shape[::-1]),
         row_lower=np.full(n, -np.inf), row_upper=cost, col_lower=dual_lower,
-        sense="max", name=f"{name} dual", metadata=metadata)
+        sense="max", name=f"{name} dual", metadata=metadata,
+        objective_units="lower bound on the primal's optimum, units of h",
+        col_blocks=(LabelBlock("multiplier", 1, "w", names=("w",)),
+                    LabelBlock("multiplier", m, "mu", Wrapped("mu[{}]", up)),
+                    LabelBlock("multiplier", m, "nu", Wrapped("nu[{}]", down))),
+        row_blocks=(LabelBlock("dual", n, "dual", Wrapped("dual[{}]", columns)),))
     return primal, dual
 
 
@@ -261,11 +292,12 @@ class DilpModel:
         edges = slice(self.edge_start[j], self.edge_start[j + 1])
         first = self.chain_start[j]
         return self._lps(self.cost[cols], self.mass_weight[cols], self.tail[edges] - first,
-                         self.head[edges] - first, f" chain {j}")
+                         self.head[edges] - first, f" chain {j}", first)
 
-    def _lps(self, cost, mass, tail, head, suffix):
+    def _lps(self, cost, mass, tail, head, suffix, first=0):
         name = f"{self.geometry} DILP k={self.k}{suffix}"
-        return _chain_lps(cost, mass, tail, head, self.growth, name, self.metadata)
+        return _chain_lps(cost, mass, tail, head, self.growth, name, self.metadata,
+                          PositionLabels(self, first))
 
     def embed_primal(self, j: int, p_chain: np.ndarray) -> np.ndarray:
         """The whole-model primal point with chain ``j`` at ``p_chain`` and zeros elsewhere."""
@@ -367,6 +399,27 @@ def ring_dilp(k: int, epsilon: float, grid: int, h: DistanceCost | None = None) 
                      position, cost, np.ones(cost.size), tail, head, math.inf)
 
 
+@dataclass(frozen=True, eq=False)
+class UserResultLabels:
+    """Labels ``g[user u, results=(grid points)]`` of the per-user LP's columns ``1 + g``
+    (``g``: user-major index of the pair (user, results))."""
+
+    results: np.ndarray
+
+    def __call__(self, g: np.ndarray) -> list[str]:
+        user, result = np.divmod(g, len(self.results))
+        return [f"g[user {u}, results={vector(self.results[x])}]"
+                for u, x in zip(user.tolist(), result.tolist())]
+
+
+@dataclass(frozen=True, eq=False)
+class _UserLabels:
+    template: str
+
+    def __call__(self, local: np.ndarray) -> list[str]:
+        return [self.template.format(u=u) for u in local.tolist()]
+
+
 def ring_dilp_per_user(k: int, epsilon: float, grid: int,
                        h: DistanceCost | None = None) -> LinearProgram:
     """The ring DILP (12) without the invariance reduction, for cross-checks on small grids.
@@ -400,12 +453,22 @@ def ring_dilp_per_user(k: int, epsilon: float, grid: int,
     n_rows = 2 * grid + 2 * grid * r
     cost = np.zeros(1 + grid * r)
     cost[0] = 1.0
+    columns = UserResultLabels(results)
+    per_user = LabelBlock("sum-to-one", grid, "sum", _UserLabels("sum-to-one[user {u}]"))
     return LinearProgram(
         cost=cost, matrix=sp.csc_matrix((vals, (rows, cols)), shape=(n_rows, 1 + grid * r)),
         row_lower=np.concatenate([np.zeros(grid), np.ones(grid), np.zeros(2 * grid * r)]),
         row_upper=np.concatenate([np.full(grid, np.inf), np.ones(grid),
                                   np.full(2 * grid * r, np.inf)]),
         col_lower=np.concatenate([[-np.inf], np.zeros(grid * r)]),
-        name=f"ring DILP per user k={k}",
+        name=f"ring DILP per user k={k}", objective_units=COST_UNITS,
+        col_blocks=(LabelBlock("epigraph", 1, "kappa", names=("kappa",)),
+                    LabelBlock("probability", grid * r, "g", columns)),
+        row_blocks=(LabelBlock("epigraph", grid, "epi",
+                               _UserLabels("epigraph[kappa >= cost of user {u}]")), per_user,
+                    LabelBlock("privacy", grid * r, "up",
+                               PairLabels(_PRIVACY, col - 1, neighbour - 1, columns)),
+                    LabelBlock("privacy", grid * r, "down",
+                               PairLabels(_PRIVACY, neighbour - 1, col - 1, columns))),
         metadata={"geometry": "ring", "k": k, "epsilon": epsilon, "spacing": spacing,
                   "grid": int(grid), "results": results})

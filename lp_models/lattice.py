@@ -4,8 +4,14 @@ relaxed LP.
 
 Units: sensitivity Δ = 1, so an item at level ``j`` has score ``-2j`` and error ``2j``.  The
 objective is the total expected error ``sum_{q in Q} E[q* - q_M(q)]`` (units of Δ) divided
-by ``metadata["objective_scale"]`` (the number of weighted vectors) when ``normalise=True``,
-i.e. the mean error per vector, which keeps HiGHS's absolute tolerances meaningful.
+by the LP's ``objective_scale`` (the number of weighted vectors) when ``normalise=True``,
+i.e. the mean error per vector, which keeps HiGHS's absolute tolerances meaningful;
+``lp.objective_in_units(value)`` is the total error (n = k = 3, ε = 0.5: optimum 0.95393
+per vector, 35.2955 in total over the 37 vectors of Q).
+
+Labels (rendered on demand, :mod:`lp_models.lattice_labels`): columns ``x[class c:
+m=(m_0,...,m_k), level j]``; rows ``sum-to-one[class c: m=(...)]``,
+``privacy[x[...] >= e^-eps x[...]]``, ``monotone[x[...] >= x[...]]``.
 
 Weightings (``weighting``):
 
@@ -60,7 +66,15 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
+from lp_models.labels import LabelBlock
 from lp_models.lattice_classes import LatticeClasses, lattice_classes
+from lp_models.lattice_labels import (
+    FULL_RELATIONS,
+    FullVariableLabels,
+    VectorLabels,
+    pair_block,
+    reduced_blocks,
+)
 from lp_models.program import LinearProgram
 
 __all__ = [
@@ -84,6 +98,11 @@ WEIGHTINGS = ("lattice", "cube")
 CONSTRAINTS = ("regular", "paper")
 LATTICES = ("2delta", "delta")
 FULL_MAX_VARIABLES = 200_000
+
+
+def total_error_units(weighting: str) -> str:
+    """``objective_units`` of the sum objective with this weighting."""
+    return f"total expected error over Q ({weighting} weighting), units of Δ"
 
 
 def class_weights(classes: LatticeClasses, weighting: str = "lattice") -> np.ndarray:
@@ -202,8 +221,9 @@ def reduced_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice
     ``(a, b)`` (rows ``x[a] >= x[b]``): the restricted LPs of row generation, whose optimum
     is a lower bound on the regular LP's.
 
-    ``metadata``: ``classes`` (:class:`LatticeClasses`), ``objective_scale`` (multiply the
-    objective by it for the total error), ``weights`` (class weights), ``num_class_rows``,
+    ``objective_scale``: the number of weighted vectors (1 unless ``normalise``);
+    ``lp.objective_in_units(value)`` is the total error.  ``metadata``: ``classes``
+    (:class:`LatticeClasses`), ``weights`` (class weights), ``num_class_rows``,
     ``num_privacy_rows``, ``privacy_source`` (the variable of each privacy row),
     ``privacy_target`` (the variable it points at), ``monotone_pairs`` (``(a, b)`` of the
     monotonicity rows, empty for ``"paper"``), ``epsilon``, ``weighting``, ``constraints``,
@@ -260,11 +280,14 @@ def _class_lp(n, k, epsilon, weighting, constraints, normalise, classes, monoton
     row_lower = np.concatenate([np.ones(classes.num_classes), np.zeros(num_ineq)])
     row_upper = np.concatenate([np.ones(classes.num_classes), np.full(num_ineq, np.inf)])
     name = "lattice-reduced" if lattice == "2delta" else "delta-lattice-reduced"
+    col_blocks, row_blocks = reduced_blocks(classes, (source, target), (first, second))
     return LinearProgram(
         cost=cost, matrix=matrix, row_lower=row_lower, row_upper=row_upper,
         col_lower=np.zeros(num_vars), col_upper=1.0 / classes.var_count, sense="min",
         name=f"{name}(n={n}, k={k}, eps={epsilon:g}, {weighting}, {constraints})",
-        metadata={"classes": classes, "objective_scale": scale, "weights": weights,
+        col_blocks=col_blocks, row_blocks=row_blocks, objective_scale=scale,
+        objective_units=total_error_units(weighting),
+        metadata={"classes": classes, "weights": weights,
                   "num_class_rows": classes.num_classes, "num_privacy_rows": source.size,
                   "privacy_source": source, "privacy_target": target,
                   "monotone_pairs": (first, second), "epsilon": float(epsilon),
@@ -296,11 +319,16 @@ def relaxed_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice
     matrix = sp.vstack([sums, chained], format="csc")
     row_lower = np.concatenate([np.ones(classes.num_classes), np.zeros(source.size)])
     row_upper = np.concatenate([np.ones(classes.num_classes), np.full(source.size, np.inf)])
+    col_blocks, row_blocks = reduced_blocks(
+        classes, (source, target), privacy_kind="relaxed-privacy",
+        privacy_template="relaxed-privacy[{a} >= e^-(eps*j) {b}]")
     return LinearProgram(
         cost=variable_costs(classes, weighting) / scale, matrix=matrix, row_lower=row_lower,
         row_upper=row_upper, col_lower=np.zeros(num_vars), col_upper=1.0 / classes.var_count,
         sense="min", name=f"lattice-relaxed(n={n}, k={k}, eps={epsilon:g}, {weighting})",
-        metadata={"classes": classes, "objective_scale": scale, "weights": weights,
+        col_blocks=col_blocks, row_blocks=row_blocks, objective_scale=scale,
+        objective_units=total_error_units(weighting),
+        metadata={"classes": classes, "weights": weights,
                   "relaxed_source": source, "relaxed_target": target,
                   "epsilon": float(epsilon), "weighting": weighting})
 
@@ -334,6 +362,7 @@ def full_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice",
 
     ``lattice="delta"`` (``"regular"`` only): the privacy neighbour of ``(q, r)`` raises
     ``r`` by two lattice steps (``step_r`` applied twice), and a level costs 1 instead of 2.
+    Objective scale and units as in :func:`reduced_lattice_lp`.
     """
     _check(n, k, epsilon, weighting, constraints)
     unit = level_error(lattice)
@@ -375,29 +404,32 @@ def full_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice",
                                               np.arange(num_vars))), shape=(count, num_vars))
     blocks = [sums]
     lower, upper = [np.ones(count)], [np.ones(count)]
+    columns = FullVariableLabels(levels)
+    labels = [LabelBlock("sum-to-one", count, "sum", VectorLabels(levels, "sum-to-one[q={q}]"))]
 
-    def add(first, second, coef, lo, hi):
+    def add(first, second, coef, lo, hi, kind):
         blocks.append(pair_rows(first, second, coef, num_vars))
         lower.append(np.full(first.size, lo))
         upper.append(np.full(first.size, hi))
+        labels.append(pair_block(kind, *FULL_RELATIONS[kind], first, second, columns))
 
     for r in range(n):
         up_idx = index(raised(r))
         ok = np.flatnonzero(up_idx >= 0)
         if lattice == "2delta":
-            add(ok * n + r, up_idx[ok] * n + r, math.exp(-epsilon), 0.0, np.inf)  # privacy
+            add(ok * n + r, up_idx[ok] * n + r, math.exp(-epsilon), 0.0, np.inf, "privacy")
         else:
             up2 = raised(r)
             up2_idx = np.where(up_idx >= 0, index(raised(r, up2)), -1)
             ok2 = np.flatnonzero(up2_idx >= 0)
-            add(ok2 * n + r, up2_idx[ok2] * n + r, math.exp(-epsilon), 0.0, np.inf)
+            add(ok2 * n + r, up2_idx[ok2] * n + r, math.exp(-epsilon), 0.0, np.inf, "privacy")
         if constraints == "regular":
-            add(up_idx[ok] * n + r, ok * n + r, 1.0, 0.0, np.inf)                   # own score
+            add(up_idx[ok] * n + r, ok * n + r, 1.0, 0.0, np.inf, "monotone")       # own score
             for s in range(n):
                 if s != r:
                     up_s = index(raised(s))
                     ok_s = np.flatnonzero(up_s >= 0)
-                    add(ok_s * n + r, up_s[ok_s] * n + r, 1.0, 0.0, np.inf)        # others
+                    add(ok_s * n + r, up_s[ok_s] * n + r, 1.0, 0.0, np.inf, "monotone")
     for i in range(n - 1):
         swapped = levels.copy()
         swapped[:, [i, i + 1]] = swapped[:, [i + 1, i]]
@@ -407,7 +439,7 @@ def full_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice",
         first = (np.arange(count)[:, None] * n + np.arange(n)).ravel()
         second = (partner[:, None] * n + perm[None, :]).ravel()
         keep = first < second
-        add(first[keep], second[keep], 1.0, 0.0, 0.0)                               # symmetry
+        add(first[keep], second[keep], 1.0, 0.0, 0.0, "symmetry")
     matrix = sp.vstack(blocks, format="csc")
     return LinearProgram(
         cost=cost, matrix=matrix, row_lower=np.concatenate(lower),
@@ -415,5 +447,8 @@ def full_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice",
         col_upper=np.ones(num_vars), sense="min",
         name=f"lattice-full(n={n}, k={k}, eps={epsilon:g}, {weighting}, {constraints}, "
              f"{lattice})",
-        metadata={"levels": levels, "objective_scale": scale, "epsilon": float(epsilon),
+        col_blocks=(LabelBlock("probability", num_vars, "x", columns),),
+        row_blocks=tuple(b for b in labels if b.size), objective_scale=scale,
+        objective_units=total_error_units(weighting),
+        metadata={"levels": levels, "epsilon": float(epsilon),
                   "weighting": weighting, "constraints": constraints, "lattice": lattice})

@@ -11,7 +11,7 @@ the reduced LP (one error row per class) and the full LP (one per vector) alike,
   ``Q``).  A regular mechanism is symmetric, so it has the same expected error on every
   vector of a class: a prior over vectors enters the reduced LP only through its sum over
   each class, and the class weights are those sums.  The cost is divided by ``sum_u w_u``
-  (``metadata["objective_scale"]``), as the sum objective is.
+  (the LP's ``objective_scale``), as the sum objective is.
 * ``"max"`` — minimise the largest expected error over ``Q`` (minimax): one more column
   ``t`` (the last) with cost 1, and one row ``t - (E x)_u >= 0`` per unit, placed after the
   rows of the given LP.  ``t`` is boxed in ``[0, upper]`` (no expected error exceeds ``k``
@@ -28,8 +28,10 @@ import dataclasses
 import numpy as np
 import scipy.sparse as sp
 
+from lp_models.labels import LabelBlock
 from lp_models.lattice import level_error
 from lp_models.lattice_classes import LatticeClasses
+from lp_models.lattice_labels import epigraph_block
 from lp_models.program import LinearProgram
 
 __all__ = [
@@ -70,7 +72,9 @@ def _check_errors(lp: LinearProgram, errors) -> sp.csr_matrix:
 
 
 def with_weighted_objective(lp: LinearProgram, errors, weights) -> LinearProgram:
-    """``lp`` with the cost ``sum_u w_u (E x)_u / sum_u w_u`` (see the module docstring)."""
+    """``lp`` with the cost ``sum_u w_u (E x)_u / sum_u w_u`` (see the module docstring);
+    ``objective_scale`` is ``sum_u w_u``, so ``lp.objective_in_units(value)`` is the
+    weighted total error."""
     errors = _check_errors(lp, errors)
     weights = np.asarray(weights, dtype=float)
     if weights.shape != (errors.shape[0],) or not np.isfinite(weights).all() \
@@ -78,29 +82,29 @@ def with_weighted_objective(lp: LinearProgram, errors, weights) -> LinearProgram
         raise ValueError(f"weights must be {errors.shape[0]} finite numbers >= 0 with a "
                          "positive sum")
     scale = float(weights.sum())
+    weighted = lp.with_objective(errors.T @ weights / scale, scale=scale,
+                                 units="prior-weighted total expected error over Q, units of Δ")
     return dataclasses.replace(
-        lp, cost=errors.T @ weights / scale, name=f"{lp.name} [weighted]",
-        metadata={**lp.metadata, "objective": "weighted", "objective_scale": scale,
-                  "objective_weights": weights})
+        weighted, name=f"{lp.name} [weighted]",
+        metadata={**lp.metadata, "objective": "weighted", "objective_weights": weights})
 
 
 def with_max_objective(lp: LinearProgram, errors, upper: float) -> LinearProgram:
     """``lp`` with the epigraph column ``t`` and rows ``t >= (E x)_u`` (module docstring);
-    ``metadata["epigraph_column"]`` is ``t``'s index, ``"epigraph_rows"`` the row range."""
+    ``metadata["epigraph_column"]`` is ``t``'s index, ``"epigraph_rows"`` the row range.
+    The objective ``t`` is in units of Δ (``objective_scale`` 1)."""
     errors = _check_errors(lp, errors)
     if not (np.isfinite(upper) and upper > 0):
         raise ValueError(f"upper must be a finite number > 0, got {upper!r}")
     units = errors.shape[0]
-    old = sp.hstack([lp.matrix, sp.csc_matrix((lp.num_rows, 1))])
-    epigraph = sp.hstack([-errors, sp.csc_matrix(np.ones((units, 1)))])
+    epigraph = lp.with_columns([0.0], 0.0, upper, label=LabelBlock(
+        "epigraph", 1, "t", names=("t",)))
+    epigraph = epigraph.with_rows(sp.hstack([-errors, sp.csc_matrix(np.ones((units, 1)))]),
+                                  0.0, np.inf, epigraph_block(lp, units))
     cost = np.zeros(lp.num_cols + 1)
     cost[-1] = 1.0
     return dataclasses.replace(
-        lp, cost=cost, matrix=sp.vstack([old, epigraph], format="csc"),
-        row_lower=np.concatenate([lp.row_lower, np.zeros(units)]),
-        row_upper=np.concatenate([lp.row_upper, np.full(units, np.inf)]),
-        col_lower=np.append(lp.col_lower, 0.0), col_upper=np.append(lp.col_upper, upper),
-        offset=0.0, col_labels=None, row_labels=None, name=f"{lp.name} [max]",
-        metadata={**lp.metadata, "objective": "max", "objective_scale": 1.0,
-                  "epigraph_column": lp.num_cols,
+        epigraph.with_objective(cost, units="largest expected error over Q, units of Δ"),
+        name=f"{lp.name} [max]",
+        metadata={**lp.metadata, "objective": "max", "epigraph_column": lp.num_cols,
                   "epigraph_rows": (lp.num_rows, lp.num_rows + units)})

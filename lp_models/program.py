@@ -6,7 +6,10 @@ Every LP builder in :mod:`lp_models` returns a :class:`LinearProgram`::
     subject to               row_lower <= A @ x <= row_upper
                              col_lower <=     x <= col_upper
 
-with ``A`` a ``scipy.sparse.csc_matrix`` and ``±inf`` for a missing bound.  :func:`solve`
+with ``A`` a ``scipy.sparse.csc_matrix`` and ``±inf`` for a missing bound, labelled rows
+and columns (:mod:`lp_models.labels`) and an objective in documented units
+(``objective_scale``, ``objective_units``); :func:`write_lp` and :func:`read_lp` move it
+through MPS and LP files with HiGHS (user guide: ``docs/guide/lp_models.md``).  :func:`solve`
 hands the whole model to HiGHS in one ``passModel`` call (column-wise arrays), runs it once
 with the chosen method, and returns a :class:`Solution`; :class:`HighsModel` keeps the model
 between runs for row generation (rows added, bounds changed, HiGHS re-optimising from its
@@ -38,10 +41,14 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
+
+from lp_models import labels
+from lp_models.labels import LabelBlock, check_blocks
 
 __all__ = [
     "HighsModel",
@@ -51,8 +58,10 @@ __all__ = [
     "Solution",
     "SolverError",
     "dual_objective",
+    "read_lp",
     "solve",
     "to_cvxpy",
+    "write_lp",
 ]
 
 METHODS = ("auto", "simplex", "ipm", "pdlp")
@@ -97,13 +106,24 @@ def _as_vector(name: str, values, length: int, fill: float | None = None) -> np.
     return arr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LinearProgram:
     """A linear program in HiGHS's bounded-row form (see module docstring).
 
-    ``col_labels``/``row_labels`` are optional sequences naming what each variable and row
-    means; ``metadata`` holds whatever a builder needs to map the solution back (class
-    tables, index arrays).  Missing column bounds default to ``[0, inf)``.
+    Objective units.  ``objective_scale * (c @ x + offset)`` is the objective in the units
+    ``objective_units`` names: builders divide some costs by a scale so that HiGHS's absolute
+    tolerances act on numbers of order one (the lattice LP's total error over 37 score
+    vectors becomes a mean), and :meth:`objective_in_units` maps any objective value of this
+    LP (``objective_value(x)``, ``Solution.objective``, a dual bound) back.
+
+    Labels.  ``row_blocks``/``col_blocks`` (:class:`~lp_models.labels.LabelBlock`) say what
+    the leading rows and columns are; :meth:`row_label`, :meth:`row_labels`,
+    :meth:`row_layout` and their column twins render them on demand, :meth:`row_names`
+    the short names written to MPS files (:mod:`lp_models.labels`).
+
+    ``metadata`` holds whatever a builder needs to map the solution back (class tables,
+    index arrays).  Missing column bounds default to ``[0, inf)``.  Frozen: the ``with_*``
+    methods and :func:`dataclasses.replace` return new programs (sharing unchanged arrays).
     """
 
     cost: np.ndarray
@@ -114,10 +134,12 @@ class LinearProgram:
     col_upper: np.ndarray | None = None
     sense: str = "min"
     offset: float = 0.0
-    col_labels: Sequence[Any] | None = None
-    row_labels: Sequence[Any] | None = None
+    col_blocks: Sequence[LabelBlock] = ()
+    row_blocks: Sequence[LabelBlock] = ()
     name: str = ""
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    objective_scale: float = 1.0
+    objective_units: str = ""
 
     def __post_init__(self):
         cost = np.asarray(self.cost, dtype=float)
@@ -145,12 +167,16 @@ class LinearProgram:
                 i = int(bad[0])
                 raise InvalidModelError(
                     f"{kind} {i}: lower bound {lo[i]} exceeds upper bound {hi[i]}")
-        for labels, size, what in ((self.col_labels, ncol, "col_labels"),
-                                   (self.row_labels, nrow, "row_labels")):
-            if labels is not None and len(labels) != size:
-                raise InvalidModelError(f"{what} has {len(labels)} entries, expected {size}")
+        try:
+            col_blocks = check_blocks(self.col_blocks, ncol, "col_blocks")
+            row_blocks = check_blocks(self.row_blocks, nrow, "row_blocks")
+        except ValueError as error:
+            raise InvalidModelError(str(error)) from None
         if not np.isfinite(self.offset):
             raise InvalidModelError("offset must be finite")
+        if not (np.isfinite(self.objective_scale) and self.objective_scale > 0):
+            raise InvalidModelError(f"objective_scale must be a finite number > 0, got "
+                                    f"{self.objective_scale!r}")
         set_ = object.__setattr__
         set_(self, "cost", cost)
         set_(self, "matrix", matrix)
@@ -158,7 +184,10 @@ class LinearProgram:
         set_(self, "row_upper", row_upper)
         set_(self, "col_lower", col_lower)
         set_(self, "col_upper", col_upper)
+        set_(self, "col_blocks", col_blocks)
+        set_(self, "row_blocks", row_blocks)
         set_(self, "offset", float(self.offset))
+        set_(self, "objective_scale", float(self.objective_scale))
 
     @property
     def num_cols(self) -> int:
@@ -173,8 +202,15 @@ class LinearProgram:
         return int(self.matrix.nnz)
 
     def objective_value(self, x: np.ndarray) -> float:
-        """``c @ x + offset`` for a given point."""
+        """``c @ x + offset`` for a given point (in this LP's scale; see
+        :meth:`objective_in_units`)."""
         return float(self.cost @ np.asarray(x, dtype=float) + self.offset)
+
+    def objective_in_units(self, value: float) -> float:
+        """``objective_scale * value``: an objective value of this LP in the units of
+        ``objective_units`` (e.g. the lattice LP's mean error per score vector as the total
+        error over all of them)."""
+        return self.objective_scale * float(value)
 
     def max_violation(self, x: np.ndarray) -> float:
         """Largest absolute violation of any row or column bound at ``x`` (0 if feasible)."""
@@ -185,6 +221,123 @@ class LinearProgram:
                  np.maximum(self.col_lower - x, 0.0),
                  np.maximum(x - self.col_upper, 0.0)]
         return float(max((p.max() for p in parts if p.size), default=0.0))
+
+    # -- labels (lp_models.labels): rendered on demand ------------------------------------
+
+    def row_label(self, i: int) -> str:
+        """What row ``i`` is, e.g. ``sum-to-one[class 3: m=(2,1,0)]``."""
+        return labels.render(self.row_blocks, [i], self.num_rows, "row")[0]
+
+    def column_label(self, j: int) -> str:
+        """What column ``j`` is, e.g. ``x[class 3: m=(2,1,0), level 1]``."""
+        return labels.render(self.col_blocks, [j], self.num_cols, "column")[0]
+
+    def row_labels(self, indices=None) -> list[str]:
+        """Labels of the rows ``indices`` (``None``: every row, one string each)."""
+        return labels.render(self.row_blocks, indices, self.num_rows, "row")
+
+    def column_labels(self, indices=None) -> list[str]:
+        """Labels of the columns ``indices`` (``None``: every column)."""
+        return labels.render(self.col_blocks, indices, self.num_cols, "column")
+
+    def row_layout(self) -> list[tuple[str, int, int]]:
+        """``(kind, start, stop)`` of each block of rows, in order."""
+        return labels.layout(self.row_blocks, self.num_rows, "row")
+
+    def column_layout(self) -> list[tuple[str, int, int]]:
+        """``(kind, start, stop)`` of each block of columns, in order."""
+        return labels.layout(self.col_blocks, self.num_cols, "column")
+
+    def row_names(self) -> list[str]:
+        """Short unique names of all rows (as written to MPS and LP files)."""
+        return labels.names(self.row_blocks, self.num_rows, "row")
+
+    def column_names(self) -> list[str]:
+        """Short unique names of all columns."""
+        return labels.names(self.col_blocks, self.num_cols, "column")
+
+    # -- new programs from this one ---------------------------------------------------------
+
+    def with_rows(self, matrix, lower, upper, label: LabelBlock | str | None = None
+                  ) -> "LinearProgram":
+        """This LP with the rows ``lower <= matrix @ x <= upper`` appended (``matrix``: one
+        row per new row, ``num_cols`` columns; ``lower``/``upper`` scalars or vectors).
+
+        ``label``: a :class:`~lp_models.labels.LabelBlock` for the new rows, or a kind
+        (``"budget"``: rows labelled ``budget[0]``, ``budget[1]``, ...), or None (labelled
+        ``row i``)."""
+        rows = sp.csr_matrix(matrix, dtype=float)
+        if rows.shape[1] != self.num_cols:
+            raise InvalidModelError(f"new rows have {rows.shape[1]} columns, the model "
+                                    f"{self.num_cols}")
+        count = rows.shape[0]
+        return dataclasses.replace(
+            self, matrix=sp.vstack([self.matrix, rows], format="csc"),
+            row_lower=np.concatenate([self.row_lower, _as_vector("lower", lower, count)]),
+            row_upper=np.concatenate([self.row_upper, _as_vector("upper", upper, count)]),
+            row_blocks=_appended(self.row_blocks, self.num_rows, "row", label, count))
+
+    def with_columns(self, cost, lower=0.0, upper=np.inf, matrix=None,
+                     label: LabelBlock | str | None = None) -> "LinearProgram":
+        """This LP with new columns appended: their ``cost``, bounds, and coefficients in
+        the existing rows (``matrix``, ``num_rows`` rows; None: zeros).  ``label`` as in
+        :meth:`with_rows`."""
+        cost = np.atleast_1d(np.asarray(cost, dtype=float))
+        count = cost.size
+        block = (sp.csc_matrix((self.num_rows, count)) if matrix is None
+                 else sp.csc_matrix(matrix, dtype=float))
+        if block.shape != (self.num_rows, count):
+            raise InvalidModelError(f"new columns' matrix must have shape "
+                                    f"({self.num_rows}, {count}), got {block.shape}")
+        return dataclasses.replace(
+            self, cost=np.concatenate([self.cost, cost]),
+            matrix=sp.hstack([self.matrix, block], format="csc"),
+            col_lower=np.concatenate([self.col_lower, _as_vector("lower", lower, count)]),
+            col_upper=np.concatenate([self.col_upper, _as_vector("upper", upper, count)]),
+            col_blocks=_appended(self.col_blocks, self.num_cols, "column", label, count))
+
+    def with_objective(self, cost, *, offset: float = 0.0, sense: str | None = None,
+                       scale: float = 1.0, units: str = "") -> "LinearProgram":
+        """This LP with another objective ``cost @ x + offset`` (``sense`` kept unless
+        given); its ``objective_scale`` and ``objective_units`` are ``scale`` and
+        ``units``, never inherited from the old objective."""
+        return dataclasses.replace(self, cost=cost, offset=offset,
+                                   sense=self.sense if sense is None else sense,
+                                   objective_scale=scale, objective_units=units)
+
+    def same_model(self, other: "LinearProgram") -> bool:
+        """Whether ``other`` has exactly the same cost, matrix, bounds, sense and offset
+        (labels, names, metadata and the objective scale are not compared)."""
+        return (self.matrix.shape == other.matrix.shape and self.sense == other.sense
+                and self.offset == other.offset
+                and all(np.array_equal(getattr(self, a), getattr(other, a))
+                        for a in ("cost", "row_lower", "row_upper", "col_lower", "col_upper"))
+                and (self.matrix != other.matrix).nnz == 0)
+
+    # -- files (through highspy) ------------------------------------------------------------
+
+    def write(self, path) -> Path:
+        """Write this LP to ``path`` (``.mps`` or ``.lp``, by suffix) with HiGHS; see
+        :func:`write_lp`."""
+        return write_lp(self, path)
+
+    @classmethod
+    def read(cls, path) -> "LinearProgram":
+        """An LP read from an MPS or LP file with HiGHS; see :func:`read_lp`."""
+        return read_lp(path)
+
+
+def _appended(blocks, size: int, what: str, label, count: int) -> tuple:
+    """``blocks`` (covering some of ``size`` entries) followed by ``count`` new entries
+    under ``label`` (a LabelBlock, a kind, or None for unlabelled)."""
+    if label is None:
+        return tuple(blocks)
+    if isinstance(label, str):
+        label = LabelBlock(label, count, labels.prefix_for(label))
+    if label.size != count:
+        raise InvalidModelError(f"label {label.kind!r} covers {label.size} entries, "
+                                f"{count} were added")
+    return labels.padded(blocks, size, what) + (label,)
 
 
 @dataclass(frozen=True)
@@ -354,24 +507,19 @@ class HighsModel:
         for key, value in options.items():
             self._highs.setOptionValue(key, value)
 
-    def add_rows(self, matrix: sp.spmatrix, lower: np.ndarray, upper: np.ndarray) -> None:
+    def add_rows(self, matrix: sp.spmatrix, lower: np.ndarray, upper: np.ndarray,
+                 label: LabelBlock | str | None = None) -> None:
         """Append rows ``lower <= matrix @ x <= upper`` (``matrix``: one row per new row,
-        ``num_cols`` columns); :attr:`lp` drops its row labels, if it had any."""
+        ``num_cols`` columns); :attr:`lp` follows (:meth:`LinearProgram.with_rows`, with
+        ``label`` for the new rows)."""
         rows = sp.csr_matrix(matrix, dtype=float)
-        if rows.shape[1] != self.lp.num_cols:
-            raise InvalidModelError(f"new rows have {rows.shape[1]} columns, the model "
-                                    f"{self.lp.num_cols}")
         rows.sort_indices()
-        lower = _as_vector("lower", lower, rows.shape[0])
-        upper = _as_vector("upper", upper, rows.shape[0])
-        self._highs.addRows(rows.shape[0], lower, upper, rows.nnz,
+        lp = self.lp.with_rows(rows, lower, upper, label)
+        start = self.lp.num_rows
+        self._highs.addRows(rows.shape[0], lp.row_lower[start:], lp.row_upper[start:], rows.nnz,
                             rows.indptr[:-1].astype(np.int32),
                             rows.indices.astype(np.int32), rows.data)
-        lp = self.lp
-        self.lp = dataclasses.replace(
-            lp, matrix=sp.vstack([lp.matrix, rows], format="csc"),
-            row_lower=np.concatenate([lp.row_lower, lower]),
-            row_upper=np.concatenate([lp.row_upper, upper]), row_labels=None)
+        self.lp = lp
 
     def change_row_bounds(self, rows: np.ndarray, lower: np.ndarray,
                           upper: np.ndarray) -> None:
@@ -532,3 +680,140 @@ def to_cvxpy(lp: LinearProgram, max_cols: int = 20_000) -> CvxpyModel:
     return CvxpyModel(problem=problem, x=x, lower=lower, upper=upper,
                       lower_rows=lower_rows, upper_rows=upper_rows,
                       num_rows=lp.num_rows, sense=lp.sense)
+
+
+# -- MPS and LP files ---------------------------------------------------------------------
+
+FILE_SUFFIXES = (".mps", ".lp")
+_HIGHS_INFINITY = 1e20       # HiGHS reads a bound or cost of this size as infinite
+_SMALLEST_ENTRY = 1e-12      # least small_matrix_value: HiGHS drops entries at or below it
+_LARGEST_ENTRY = 1e15        # HiGHS's large_matrix_value: it refuses entries above it
+
+
+def _file_highs():
+    """A quiet ``Highs`` that keeps every matrix entry above 1e-12 (HiGHS's default drops
+    entries up to 1e-9, e.g. ``e^-eps`` at eps = 21)."""
+    h = new_highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("small_matrix_value", _SMALLEST_ENTRY)
+    return h
+
+
+def _check_writable(lp: LinearProgram, row_names: list[str], col_names: list[str]) -> None:
+    """Refuse what HiGHS would write as a different LP (see :func:`write_lp`)."""
+    free = np.flatnonzero(np.isneginf(lp.row_lower) & np.isposinf(lp.row_upper))
+    if free.size:
+        i = int(free[0])
+        raise InvalidModelError(f"row {i} ({lp.row_label(i)}) has no finite bound; MPS and "
+                                "LP readers drop such rows, so the file would hold another LP")
+    for what, values in (("cost", lp.cost), ("row bound", lp.row_lower),
+                         ("row bound", lp.row_upper), ("column bound", lp.col_lower),
+                         ("column bound", lp.col_upper)):
+        big = np.flatnonzero(np.isfinite(values) & (np.abs(values) >= _HIGHS_INFINITY))
+        if big.size:
+            raise InvalidModelError(f"a {what} of {values[big[0]]:g}: HiGHS reads magnitudes "
+                                    f">= {_HIGHS_INFINITY:g} as infinite")
+    entries = np.abs(lp.matrix.data)
+    if ((entries > 0) & (entries <= _SMALLEST_ENTRY)).any() or (entries > _LARGEST_ENTRY).any():
+        raise InvalidModelError(f"matrix entries must be 0 or of magnitude in "
+                                f"({_SMALLEST_ENTRY:g}, {_LARGEST_ENTRY:g}]: HiGHS drops or "
+                                "refuses the others")
+    for what, names in (("row", row_names), ("column", col_names)):
+        if len(set(names)) != len(names):
+            raise InvalidModelError(f"{what} names are not unique")
+
+
+def write_lp(lp: LinearProgram, path) -> Path:
+    """Write ``lp`` to ``path`` with HiGHS's ``writeModel``: free MPS for a ``.mps`` suffix,
+    the CPLEX LP format for ``.lp``; rows and columns carry :meth:`LinearProgram.row_names`
+    and :meth:`LinearProgram.column_names`.  Returns the path.
+
+    MPS keeps every number to 17 significant digits, so :func:`read_lp` returns the same LP
+    (:meth:`LinearProgram.same_model`).  The LP format is for people and other solvers:
+    HiGHS writes a row bounded on both sides as two rows and leaves out a column that has
+    no entry, no cost and default bounds, so reading it back gives an equivalent LP, not the
+    same one.  Labels, metadata and the objective scale are not written.
+
+    Refused with :class:`InvalidModelError` instead of being written as another LP: a row
+    without a finite bound (readers drop it), a finite bound or cost of magnitude >= 1e20
+    (HiGHS reads it as infinite), a nonzero matrix entry of magnitude <= 1e-12 or > 1e15
+    (HiGHS drops or refuses it), and repeated names (only possible with names read from a
+    file).  Cost: one Python string per row and column and one pass of HiGHS over the model
+    (``benchmarks/results/lp_files.md``: the reduced lattice LP at n = k = 8).
+    """
+    import highspy
+
+    path = Path(path)
+    if path.suffix.lower() not in FILE_SUFFIXES:
+        raise InvalidModelError(f"path must end in {' or '.join(FILE_SUFFIXES)}; got "
+                                f"{str(path)!r}")
+    row_names, col_names = lp.row_names(), lp.column_names()
+    _check_writable(lp, row_names, col_names)
+    model = highspy.HighsLp()
+    model.num_col_, model.num_row_ = lp.num_cols, lp.num_rows
+    model.col_cost_, model.offset_ = lp.cost, lp.offset
+    model.col_lower_, model.col_upper_ = lp.col_lower, lp.col_upper
+    model.row_lower_, model.row_upper_ = lp.row_lower, lp.row_upper
+    model.sense_ = (highspy.ObjSense.kMinimize if lp.sense == "min"
+                    else highspy.ObjSense.kMaximize)
+    matrix = model.a_matrix_
+    matrix.format_ = highspy.MatrixFormat.kColwise
+    matrix.num_col_, matrix.num_row_ = lp.num_cols, lp.num_rows
+    matrix.start_ = lp.matrix.indptr.astype(np.int32)
+    matrix.index_ = lp.matrix.indices.astype(np.int32)
+    matrix.value_ = lp.matrix.data
+    model.col_names_, model.row_names_ = col_names, row_names
+    model.model_name_ = "".join(lp.name.split()) or "optmech"
+    h = _file_highs()
+    if h.passModel(model) == highspy.HighsStatus.kError:
+        raise InvalidModelError("HiGHS rejected the model")
+    if h.getNumNz() != np.count_nonzero(lp.matrix.data):   # guards the checks above
+        raise InvalidModelError(f"HiGHS kept {h.getNumNz()} of the model's "
+                                f"{np.count_nonzero(lp.matrix.data)} nonzero entries")
+    if h.writeModel(str(path)) == highspy.HighsStatus.kError:
+        raise OSError(f"HiGHS could not write {str(path)!r}")
+    return path
+
+
+def read_lp(path) -> LinearProgram:
+    """The LP in an MPS or LP file, read by HiGHS (``readModel``, then ``getLp``).
+
+    Rows and columns are labelled (and named) by the file's names; the objective scale is 1
+    and ``name`` is HiGHS's model name (the file's stem), since a file carries neither.
+    An MPS file written by :func:`write_lp` gives back the same LP
+    (:meth:`LinearProgram.same_model`).  HiGHS's MPS reader drops rows without a finite
+    bound (MPS ``N`` rows other than the objective).  Raises :class:`InvalidModelError` if
+    HiGHS cannot read the file or the model has integer variables, ``FileNotFoundError`` if
+    there is no file.
+    """
+    import highspy
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no file {str(path)!r}")
+    h = _file_highs()
+    if h.readModel(str(path)) == highspy.HighsStatus.kError:
+        raise InvalidModelError(f"HiGHS could not read {str(path)!r} as an MPS or LP file")
+    model = h.getLp()
+    if np.any(np.asarray(model.integrality_, dtype=int)):
+        raise InvalidModelError(f"{str(path)!r} has integer variables; a LinearProgram is "
+                                "continuous")
+    nrow, ncol = model.num_row_, model.num_col_
+    a = model.a_matrix_
+    parts = (np.asarray(a.value_, dtype=float), np.asarray(a.index_, dtype=np.int64),
+             np.asarray(a.start_, dtype=np.int64))
+    matrix = (sp.csc_matrix(parts, shape=(nrow, ncol))
+              if a.format_ == highspy.MatrixFormat.kColwise
+              else sp.csr_matrix(parts, shape=(nrow, ncol)).tocsc())
+    col_names, row_names = list(model.col_names_), list(model.row_names_)
+    return LinearProgram(
+        cost=np.asarray(model.col_cost_, dtype=float), matrix=matrix,
+        row_lower=np.asarray(model.row_lower_, dtype=float),
+        row_upper=np.asarray(model.row_upper_, dtype=float),
+        col_lower=np.asarray(model.col_lower_, dtype=float),
+        col_upper=np.asarray(model.col_upper_, dtype=float),
+        sense="min" if model.sense_ == highspy.ObjSense.kMinimize else "max",
+        offset=float(model.offset_),
+        col_blocks=(LabelBlock("column", ncol, "c", names=col_names),) if col_names else (),
+        row_blocks=(LabelBlock("row", nrow, "r", names=row_names),) if row_names else (),
+        name=model.model_name_)

@@ -4,7 +4,9 @@ absolute tolerances become relative ones.
 With ``x = D z`` (``D = diag(col_scale) > 0``), row ``i`` of ``A D`` divided by its
 largest absolute coefficient ``s_i`` and the cost divided by ``cost_scale > 0``, the scaled
 LP has the same feasible points (mapped by ``D``) as the original and objective values
-``c^T D z / cost_scale``; a multiplier ``w_i`` of its row ``i`` is the multiplier
+``c^T D z / cost_scale`` (its ``objective_scale`` is the original's times ``cost_scale``, so
+``objective_in_units`` gives the same number for both; rows and columns keep their labels);
+a multiplier ``w_i`` of its row ``i`` is the multiplier
 ``y_i = cost_scale * w_i / s_i`` of the original row (:func:`original_duals`).  Cost: one
 sparse product per call.
 
@@ -50,7 +52,7 @@ def scaled_program(lp: LinearProgram, col_scale: np.ndarray, cost_scale: float =
         lp, cost=lp.cost * col_scale / cost_scale, matrix=matrix.tocsc(),
         row_lower=lp.row_lower / rows, row_upper=lp.row_upper / rows,
         col_lower=lp.col_lower / col_scale, col_upper=lp.col_upper / col_scale,
-        offset=lp.offset / cost_scale, col_labels=None, row_labels=None,
+        offset=lp.offset / cost_scale, objective_scale=lp.objective_scale * cost_scale,
         name=f"{lp.name} [scaled]"), rows
 
 

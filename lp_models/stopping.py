@@ -59,6 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from lp_models.labels import LabelBlock, PairLabels
 from lp_models.program import InvalidModelError, LinearProgram
 
 __all__ = [
@@ -80,6 +81,8 @@ __all__ = [
 ]
 
 PAYOFFS = ("best", "top-m", "rank")
+PAYOFF_UNITS = "expected payoff sum_k payoff[k] q[k] (payoff 'best': P(the best is selected))"
+PRIVACY_RELATION = "privacy[{a} <= e^eps {b} + delta]"
 
 
 def _fail(argument: str, value, allowed: str):
@@ -150,6 +153,59 @@ def triangle_index(n: int) -> tuple[np.ndarray, np.ndarray]:
     1 <= r <= i <= n, time-major: flat index ``i (i - 1) / 2 + r - 1``."""
     times = np.repeat(np.arange(1, n + 1), np.arange(1, n + 1))
     return times, np.arange(times.size) - times * (times - 1) // 2 + 1
+
+
+def triangle_position(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Time i and relative rank r (1-based) of flat triangle indices (the inverse of the
+    layout of :func:`triangle_index`, computed without it)."""
+    flat = np.asarray(flat, dtype=np.int64)
+    i = ((1 + np.sqrt(1 + 8 * flat.astype(float))) // 2).astype(np.int64)
+    i = np.where(i * (i - 1) // 2 > flat, i - 1, i)        # guard the square root's rounding
+    i = np.where(i * (i + 1) // 2 <= flat, i + 1, i)
+    return i, flat - i * (i - 1) // 2 + 1
+
+
+@dataclass(frozen=True, eq=False)
+class TriangleLabels:
+    """Labels of a block laid out like the triangle ``1 <= r <= i <= n``: ``template`` with
+    ``{i}`` and ``{r}``."""
+
+    template: str
+
+    def __call__(self, flat: np.ndarray) -> list[str]:
+        times, ranks = triangle_position(flat)
+        return [self.template.format(i=i, r=r) for i, r in zip(times.tolist(), ranks.tolist())]
+
+
+@dataclass(frozen=True, eq=False)
+class _RunningLabels:
+    """Labels of the running rows ``s[i+1] = s[i] - sum_r x[i, r]`` (at i = n the rule has
+    stopped: ``0 = s[n] - sum_r x[n, r]``)."""
+
+    n: int
+
+    def __call__(self, local: np.ndarray) -> list[str]:
+        return [f"running[{f's[time {i + 1}]' if i < self.n else '0'} = s[time {i}] - "
+                f"sum_r x[time {i}, r]]" for i in (local + 1).tolist()]
+
+
+@dataclass(frozen=True, eq=False)
+class IndexLabels:
+    """``template`` with ``{i}`` = ``index + start`` (e.g. 1-based times and ranks)."""
+
+    template: str
+    start: int = 1
+
+    def __call__(self, local: np.ndarray) -> list[str]:
+        return [self.template.format(i=i + self.start) for i in local.tolist()]
+
+
+_RANK = IndexLabels("q[rank {i}]")
+
+
+def _privacy_block(first: np.ndarray, second: np.ndarray) -> LabelBlock:
+    return LabelBlock("privacy", first.size, "priv",
+                      PairLabels(PRIVACY_RELATION, first, second, _RANK))
 
 
 def privacy_pairs(n: int, l: int) -> tuple[np.ndarray, np.ndarray]:
@@ -297,10 +353,22 @@ def stopping_lp(n: int, epsilon: float, delta: float, l: int,
     col_lower[s_col] = col_upper[s_col] = 1.0   # s[1] = 1: every rule sees candidate 1
     cost = np.zeros(2 * size + n)
     cost[z_col + size - n:z_col + size] = payoff
+    rows = [LabelBlock("propagation", size, "prop",
+                       TriangleLabels("propagation[z[time {i}, rank {r}]]")),
+            LabelBlock("feasibility", size, "feas",
+                       TriangleLabels("feasibility[x[time {i}, relative rank {r}] <= "
+                                      "s[time {i}] / {i}]")),
+            LabelBlock("running", n, "run", _RunningLabels(n))]
+    if num_privacy:
+        rows.append(_privacy_block(first, second))
+    columns = (LabelBlock("stop", size, "x", TriangleLabels("x[time {i}, relative rank {r}]")),
+               LabelBlock("stopped-rank", size, "z", TriangleLabels("z[time {i}, rank {r}]")),
+               LabelBlock("running", n, "s", IndexLabels("s[time {i}]")))
     return LinearProgram(
         cost=cost, matrix=matrix, row_lower=row_lower, row_upper=row_upper,
         col_lower=col_lower, col_upper=col_upper, sense="max",
         name=f"private stopping rule n={n} eps={epsilon:g} delta={delta:g} l={l}",
+        col_blocks=columns, row_blocks=tuple(rows), objective_units=PAYOFF_UNITS,
         metadata={"n": n, "epsilon": epsilon, "delta": delta, "l": l, "payoff": payoff,
                   "x_col": x_col, "z_col": z_col, "s_col": s_col,
                   "privacy_row": 2 * size + n, "num_privacy_rows": num_privacy})
@@ -387,6 +455,7 @@ def privacy_relaxation_lp(n: int, epsilon: float, delta: float, l: int,
     lp = mixture_lp(np.eye(n), payoff, epsilon, delta, pairs)
     return dataclasses.replace(
         lp, name=f"privacy relaxation n={n} eps={epsilon:g} delta={delta:g} l={l}",
+        col_blocks=(LabelBlock("rank-probability", n, "q", _RANK),),
         metadata={"n": n, "epsilon": epsilon, "delta": delta, "l": l})
 
 
@@ -409,4 +478,8 @@ def mixture_lp(distributions: np.ndarray, payoff: np.ndarray, epsilon: float, de
         cost=Q @ payoff, matrix=matrix,
         row_lower=np.concatenate([np.full(first.size, -np.inf), [1.0]]),
         row_upper=np.concatenate([np.full(first.size, float(delta)), [1.0]]),
-        sense="max", name=f"stopping-rule mixture ({Q.shape[0]} rules, {first.size} pairs)")
+        sense="max", name=f"stopping-rule mixture ({Q.shape[0]} rules, {first.size} pairs)",
+        col_blocks=(LabelBlock("rule-weight", Q.shape[0], "w", IndexLabels("w[rule {i}]", 0)),),
+        row_blocks=tuple(b for b in (_privacy_block(first, second),
+                                     LabelBlock("sum-to-one", 1, "sum")) if b.size),
+        objective_units=PAYOFF_UNITS)

@@ -81,6 +81,7 @@ from lp_models.lattice import (
     reduced_lattice_lp,
 )
 from lp_models.lattice_classes import LatticeClasses
+from lp_models.lattice_labels import label_reduced_rows
 from lp_models.lattice_objectives import class_error_matrix
 from lp_models.lattice_recurrences import (
     chain_dual,
@@ -90,7 +91,7 @@ from lp_models.lattice_recurrences import (
     relaxed_dual,
     relaxed_to_chain_multipliers,
 )
-from lp_models.program import SolverError, dual_objective
+from lp_models.program import LinearProgram, SolverError, dual_objective
 from optmech.lattice.inputs import check_lattice, lattice_table
 from optmech.lattice.objectives import (
     OBJECTIVES,
@@ -159,6 +160,16 @@ class LatticeOptimum:
     ``lower_bound`` and ``gap`` certify ``objective_value``; ``total_error`` is always the
     sum over Q (by ``weighting``) of the returned mechanism's expected errors, and
     ``num_variables`` counts the epigraph column of ``"max"``.
+
+    ``lp`` is the LP the optimum is certified against (rows labelled, objective in the scale
+    ``lp.objective_scale``): with ``method == "pf-chain-dual"`` the reduced LP with
+    Appendix D's rows (PF meets every row of the regular LP as well); after a HiGHS solve
+    the last model HiGHS solved, Appendix D's rows (or the Δ-lattice's, with the epigraph
+    rows of ``"max"``) plus the monotonicity rows row generation added: a relaxation of the
+    regular LP whose optimum, once no monotonicity row is violated, is the regular one.
+    ``lp.objective_in_units(lp.objective_value(lp_point()))`` is ``objective_value`` and
+    ``lower_bound`` is a dual bound on ``lp``; ``solve(lp)`` re-solves it from scratch.
+    The object is the one :func:`solve_lattice` built (no copy).
     """
 
     n: int
@@ -184,6 +195,7 @@ class LatticeOptimum:
     lattice: str = "2delta"
     objective_value: float | None = None
     objective_weights: np.ndarray | None = field(default=None, repr=False)
+    lp: LinearProgram | None = field(default=None, repr=False)
 
     def __post_init__(self):
         if self.objective_value is None:
@@ -197,6 +209,13 @@ class LatticeOptimum:
         c = self.classes
         return np.bincount(c.var_class, weights=c.var_count * level_error(self.lattice)
                            * c.var_level * self.probabilities, minlength=c.num_classes)
+
+    def lp_point(self) -> np.ndarray:
+        """The optimum as a point of :attr:`lp`: ``probabilities``, followed for ``"max"`` by
+        the epigraph column ``t``, the largest class error."""
+        if self.objective == "max":
+            return np.append(self.probabilities, self.class_errors().max())
+        return self.probabilities
 
     def mechanism(self) -> "LatticeSolutionMechanism":
         """The optimum as a mechanism with a ``pmf`` on the lattice (for privacy checks)."""
@@ -414,7 +433,7 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
         num_variables=classes.num_variables, num_constraints=num_rows,
         solve_seconds=time.perf_counter() - started, status=status, max_violation=violation,
         rows_generated=0 if pairs is None else int(pairs[0].size),
-        relaxed_dual_bound=relaxed_bound, classes=classes)
+        relaxed_dual_bound=relaxed_bound, classes=classes, lp=label_reduced_rows(certify_lp))
 
 
 def _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance, time_limit,
@@ -448,7 +467,7 @@ def _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance, 
         raise SolverError(f"certified gap {gap:.3g} exceeds {gap_tolerance:g}",
                           status=f"{status} but not certified", num_rows=num_rows,
                           num_cols=certify_lp.num_cols, num_nonzeros=0, method=used)
-    scale = certify_lp.metadata["objective_scale"]
+    scale = certify_lp.objective_scale
     value_weights = None if objective == "max" else class_weight
     pf_value = aggregate_error(errors @ pf, objective, value_weights)
     return LatticeOptimum(
@@ -462,4 +481,5 @@ def _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance, 
         rows_generated=int(certify_lp.metadata["monotone_pairs"][0].size),
         relaxed_dual_bound=None, classes=classes, objective=objective, lattice=lattice,
         objective_value=primal * scale,
-        objective_weights=None if objective == "max" else class_weight)
+        objective_weights=None if objective == "max" else class_weight,
+        lp=label_reduced_rows(certify_lp))

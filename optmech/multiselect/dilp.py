@@ -39,13 +39,13 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import optimize
 
 from lp_models.dilp import DilpModel, line_dilp, ring_dilp
-from lp_models.program import solve
+from lp_models.program import LinearProgram, solve
 from optmech.multiselect.offsets import check_results, optimal_response, resolve_disutility
 from optmech.multiselect.ring import ring_laplace_response, wrap
 from optmech.progress import progress
@@ -74,6 +74,11 @@ class DilpResult:
     relative to the signal, ``y = u - s``, at the points ``user_offset`` (result ``s + a_i``
     is exact when ``y = a_i``; for symmetric noise this is the noise density itself).  ``gap`` is
     ``|primal - dual| / max(1, |primal|)``.
+
+    ``model`` is the discretised DILP that was solved (:class:`lp_models.dilp.DilpModel`, as
+    built: its layout, and the whole primal and dual LPs the values are certified on, also
+    as :attr:`lp` and :attr:`dual_lp`; ``primal`` and ``dual`` are their objective values at
+    the assembled points).
     """
 
     geometry: str
@@ -99,6 +104,17 @@ class DilpResult:
     num_rows: int
     method: str
     solve_seconds: float
+    model: DilpModel | None = field(default=None, repr=False)
+
+    @property
+    def lp(self) -> LinearProgram:
+        """The whole primal LP (:attr:`model`'s ``primal``)."""
+        return self.model.primal
+
+    @property
+    def dual_lp(self) -> LinearProgram:
+        """The whole dual LP (:attr:`model`'s ``dual``)."""
+        return self.model.dual
 
 
 def _line_layout(k, epsilon, grid, disutility, spread, margin):
@@ -277,4 +293,4 @@ def solve_dilp(k: int, epsilon: float, grid: int | None = None, ring: bool = Fal
         offsets=offsets, user_offset=user_offset, user_offset_density=density,
         best_chain_mass=share, num_chains=model.num_chains,
         num_cols=model.primal.num_cols, num_rows=model.primal.num_rows, method=method,
-        solve_seconds=seconds)
+        solve_seconds=seconds, model=model)

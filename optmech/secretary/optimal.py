@@ -58,11 +58,11 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from lp_models.program import SolverError, solve
+from lp_models.program import LinearProgram, SolverError, solve
 from lp_models.stopping import (
     PAYOFFS,
     mixture_lp,
@@ -122,6 +122,13 @@ class PrivateStoppingRule:
     them to a dual point of the full LP for independent checking); ``realised_delta``:
     the tight δ(ε) of ``rank_distribution`` (Theorem 3.2); ``repair_weight``: weight of
     the blind choice mixed in to absorb solver round-off (module docstring).
+
+    ``lp``: the LP HiGHS solved last, as built (no copy): for ``method == "highs"`` the
+    stopping LP itself (:func:`lp_models.stopping.stopping_lp`; ``full_primal(lp,
+    rule.joint())`` is the rule as its point), for ``"column-generation"`` the final master
+    (:func:`lp_models.stopping.mixture_lp` over the rules it kept and the privacy rows it
+    held), None when no LP was solved (``epsilon = inf``).  Its optimum is the rule's
+    expected payoff before the repair.
     """
 
     n: int
@@ -140,6 +147,7 @@ class PrivateStoppingRule:
     method: str
     iterations: int
     seconds: float
+    lp: LinearProgram | None = field(default=None, repr=False)
 
     @property
     def gap(self) -> float:
@@ -190,8 +198,8 @@ def _column_generation(n, epsilon, delta, l, payoff, pairs, tolerance, max_itera
     upper, certificate = _relaxation_bound(n, epsilon, delta, l, payoff, pairs)
     for iteration in range(1, max_iterations + 1):
         Q = np.array(columns)
-        sol = solve(mixture_lp(Q, payoff, epsilon, delta, (first[working], second[working])),
-                    "simplex", presolve=False, options=_SOLVER_OPTIONS)
+        master = mixture_lp(Q, payoff, epsilon, delta, (first[working], second[working]))
+        sol = solve(master, "simplex", presolve=False, options=_SOLVER_OPTIONS)
         weights = np.maximum(sol.x, 0.0)
         used = [iteration if w > 0 else u for w, u in zip(weights, used)]
         q = weights @ Q
@@ -221,7 +229,7 @@ def _column_generation(n, epsilon, delta, l, payoff, pairs, tolerance, max_itera
             joint = sum(weights[k] * deterministic_rule(
                 n, np.unpackbits(packed[k], count=times.size).astype(bool)).joint()
                 for k in support)
-            return joint / weights[support].sum(), upper, certificate, iteration
+            return joint / weights[support].sum(), upper, certificate, iteration, master
         keep = [k for k, u in enumerate(used) if k == 0 or iteration - u < _PATIENCE]
         packed[:] = [packed[k] for k in keep]
         columns[:] = [columns[k] for k in keep]
@@ -237,7 +245,7 @@ def _highs(n, epsilon, delta, l, payoff, pairs, time_limit):
     sol = solve(lp, "simplex", presolve=False, options=_SOLVER_OPTIONS, time_limit=time_limit)
     y = np.maximum(sol.row_duals[lp.metadata["privacy_row"]:], 0.0)
     bound = _lagrangian(payoff, epsilon, delta, pairs, y)[1]
-    return np.maximum(split_solution(lp, sol.x).joint, 0.0), bound, y, sol.iterations
+    return np.maximum(split_solution(lp, sol.x).joint, 0.0), bound, y, sol.iterations, lp
 
 
 def _repair(joint: np.ndarray, epsilon: float, delta: float, l: int):
@@ -310,14 +318,14 @@ def optimal_private_rule(n: int, epsilon: float, delta: float, l: int = 1,
     if solved is None:
         solved = _column_generation(n, epsilon, delta, l, weights, pairs, tolerance,
                                     max_iterations, time_limit)
-    joint, bound, multipliers, iterations = solved
+    joint, bound, multipliers, iterations, lp = solved
     rule, q, weight = _repair(joint, epsilon, delta, l)
     return PrivateStoppingRule(
         n=n, epsilon=epsilon, delta=delta, l=l, payoff=payoff, m=m, rule=rule,
         rank_distribution=q, expected_payoff=float(weights @ q), upper_bound=float(bound),
         multipliers=multipliers, realised_delta=delta_for_epsilon(q, epsilon, l),
         repair_weight=weight,
-        method=method, iterations=iterations, seconds=time.perf_counter() - started)
+        method=method, iterations=iterations, seconds=time.perf_counter() - started, lp=lp)
 
 
 @dataclass(frozen=True)
