@@ -70,6 +70,11 @@ class GeneralisedExponentialMechanism(HeterogeneousMechanism):
 
     ``beta`` in (0, 1) sets the default shift ``t = 2 log(n/β)/ε`` (``n`` candidates; the
     paper uses β = 0.05); an explicit ``t`` overrides it.
+
+    Supported range of ``pmf`` (module docstring): any finite scores, sensitivities and ε
+    with ``max(ε|q_a|/2, (1 + |ε t/2|) Δ_a) <= 2^2030 min Δ_a``; beyond it
+    :class:`~optmech.validation.InvalidArgumentError`.  ``sample`` and
+    :meth:`transformed_scores` use ``q'`` itself, which must be a finite double.
     """
 
     name = "gem"

@@ -39,8 +39,8 @@ import math
 
 import numpy as np
 
+from optmech.heterogeneous._scaling import log2_range, power_of_two_shift, times_power_of_two
 from optmech.heterogeneous.inputs import check_scores_and_sensitivities
-from optmech.heterogeneous.scaling import log2_range, power_of_two_shift, times_power_of_two
 from optmech.validation import (
     InvalidArgumentError,
     ResourceLimitError,
@@ -52,7 +52,7 @@ __all__ = ["gem_scores", "gem_scores_reference", "scaled_gem_scores"]
 
 _MAX_PASSES = 24    # vectorised pruning passes before the sequential monotone chain
 _BLOCK = 1 << 22    # pairs per block in the quadratic reference
-_HULL_LOG2 = 400    # the hull method on magnitudes within 2^±400
+_HULL_LOG2 = 300    # the hull method on magnitudes within 2^±300
 _PAIRWISE_LOG2 = 1015
 _PAIRWISE_LIMIT = 4096
 
@@ -173,14 +173,15 @@ def scaled_gem_scores(q: np.ndarray, d: np.ndarray, shift: float, factor: float
     Eqn (7) is linear in ``(q, t)`` jointly and invariant under a common scale of ``(q, Δ)``,
     so ``factor * q'_a = min_b [(f q_a - f q_b) - shift (Δ_a - Δ_b)] / (Δ_a + Δ_b)`` with
     ``f = factor`` is evaluated on ``2^k (f q, Δ)`` (``k`` from
-    :func:`~optmech.heterogeneous.scaling.power_of_two_shift`; ``k = 0`` for ordinary
+    :func:`~optmech.heterogeneous._scaling.power_of_two_shift`; ``k = 0`` for ordinary
     inputs).  The hull method runs when the scaled
-    magnitudes lie within ``2^±400`` (its cross products cannot overflow); otherwise the
-    pairwise definition runs within ``2^±1015`` for up to 4096 candidates.  An entry whose
+    magnitudes lie within ``2^±300`` (its cross products, and its edge slopes, at most
+    ``2^(300 + 300 + 52)``, times a coordinate cannot overflow); otherwise the pairwise
+    definition runs within ``2^±1015`` for up to 4096 candidates.  An entry whose
     value is below ``-1.8e308`` is ``-inf``.
 
     Supported range: ``max(|f q_a|, (1 + |shift|) Δ_a) / min Δ_a <= 2^2030`` (about
-    1e611); beyond it (or beyond 4096 candidates at more than ``2^800``) the inputs are
+    1e611); beyond it (or beyond 4096 candidates at more than ``2^600``) the inputs are
     refused with :class:`~optmech.validation.InvalidArgumentError` (``sensitivities``) or
     :class:`~optmech.validation.ResourceLimitError`.
     """
@@ -198,7 +199,7 @@ def scaled_gem_scores(q: np.ndarray, d: np.ndarray, shift: float, factor: float
             "shift t (the GEM transform cannot be represented in doubles beyond it)")
     if q.size > _PAIRWISE_LIMIT:
         raise ResourceLimitError("scores", q, f"{q.size} candidates whose scores and "
-                                 "sensitivities span more than 2^800 (the pairwise method)",
+                                 "sensitivities span more than 2^600 (the pairwise method)",
                                  f"{_PAIRWISE_LIMIT} candidates")
     return _pairwise_minimum(times_power_of_two(q, factor, k), np.ldexp(d, k), shift)
 
@@ -207,7 +208,7 @@ def gem_scores(scores, sensitivities, t: float) -> np.ndarray:
     """Normalised GEM scores ``q'`` of eqn (7), in ``O(n log n)``.
 
     Returns ``q'`` with ``q'_a <= 0`` and ``max_a q'_a = 0``; see the module docstring.
-    Inputs whose magnitudes span more than ``2^800`` are rescaled exactly
+    Inputs are rescaled exactly by a power of two where needed
     (:func:`scaled_gem_scores`, which also states the supported range); a ``q'_a`` below
     the double range raises :class:`~optmech.validation.NonFiniteResultError`.
 

@@ -44,6 +44,20 @@ The probabilities must sum to 1 within ``1e-10``, else
 digits (agreement about 1e-13) and with Monte Carlo runs of :meth:`RandomStopping.sample`.
 Cost: ``O(U * J)`` for ``U`` distinct (score, sensitivity) pairs and ``J`` nodes
 (a few hundred per distinct scale and octave).
+
+Extreme inputs.  The distribution is invariant under a common scale of scores and noise
+scales, so both are multiplied by an exact power of two (none for ordinary inputs) to
+bring ``max(|q_a|, 64 b_a)`` below ``2^1010`` and ``min b_a`` above ``2^-1010``; ``b_a``
+never overflows on the way.  Candidates whose windows ``q_s ± L b_s`` do not overlap form
+separate clusters: below a cluster the others contribute ``S_s = 0`` and above it
+``S_s = 1`` (up to the same ``e^{-L}`` truncation), so each cluster is integrated alone,
+with the weight above it added to ``S``, in coordinates centred on its narrowest
+candidate (so scores 1e300 apart with unit noise lose nothing to the spacing of doubles
+there).  Node positions are exact to ``2^-52`` of their distance from that centre, so the
+quadrature error grows like ``2^-52 |q_s - centre| / b_s``.  Supported range, refused
+up front with :class:`~optmech.validation.InvalidArgumentError` (``sensitivities``)
+beyond it: ``max(|q_a|, 64 b_a) <= 2^2020 min b_a`` (about 1e608), and inside each
+cluster ``|q_s - centre| <= 2^24 b_s``.
 """
 
 from __future__ import annotations
@@ -52,9 +66,9 @@ import math
 
 import numpy as np
 
+from optmech.heterogeneous._scaling import log2_range, power_of_two_shift, times_power_of_two
 from optmech.heterogeneous.base import DrawnMechanism
 from optmech.heterogeneous.inputs import check_scores_and_sensitivities
-from optmech.heterogeneous.scaling import log2_range, power_of_two_shift, times_power_of_two
 from optmech.selection.mechanisms import PrivacyGuarantee
 from optmech.selection.noisy_max import IntegrationError
 from optmech.validation import (
@@ -360,7 +374,12 @@ class RandomStopping(DrawnMechanism):
 
     Defaults: γ = 0.05 (the paper's synthetic experiments); η = 0 is the paper's "improved
     RS_γ".  ε-DP for every γ (see the module docstring).  ``pmf`` is the exact
-    distribution by quadrature (about 1e-13); ``sample`` runs the algorithm.
+    distribution by quadrature (about 1e-13; the sum is certified within 1e-10);
+    ``sample`` runs the algorithm.  Both accept scores, sensitivities and ε anywhere in the
+    finite doubles within the supported range of the module docstring:
+    ``max(|q_a|, 64 b_a) <= 2^2020 min b_a`` for the scales ``b_a = c Δ_a / ε``, and
+    candidates whose noise overlaps within ``2^24`` scales of the narrowest one among them;
+    beyond it they raise :class:`~optmech.validation.InvalidArgumentError`.
     """
 
     def __init__(self, epsilon: float, gamma: float = DEFAULT_GAMMA, eta: float | None = None):

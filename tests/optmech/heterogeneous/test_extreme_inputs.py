@@ -151,6 +151,12 @@ GEM_CASES = [
      ["1e-300", "2e-300", "1e300", "5e299"]),
     (ModifiedGEM, 1.0, ["0", "1e-300", "1e300", "-1e300"],
      ["1e-300", "2e-300", "1e300", "5e299"]),
+    # hull edge slopes near 2^800 (sensitivities 1e-10 next to 1e10 and 1.5e227)
+    (GeneralisedExponentialMechanism, 50.0, ["-1e-300", "1.5228330772782411e227", "-1e-300",
+                                             "0", "-1e-300"],
+     ["1.5228330772782411e227", "1e10", "1e-10", "1e10", "1e10"]),
+    (ModifiedGEM, 50.0, ["-1e-300", "1.5228330772782411e227", "-1e-300", "0", "-1e-300"],
+     ["1.5228330772782411e227", "1e10", "1e-10", "1e10", "1e10"]),
     # a transformed score below -1.8e308: probability exactly 0
     (GeneralisedExponentialMechanism, 1.0, ["0", "-1e308", "-1e-300"],
      ["1e-300", "1e-300", "1e-300"]),
@@ -198,6 +204,9 @@ def test_random_stopping_closed_forms_at_extremes(eta, pgf):
     p = call_strict(RandomStopping(1.0, eta=eta).pmf, [0.0, 0.0], [1e-300, 1e300])
     expected = pgf(3 / 4) - pgf(1 / 4)
     np.testing.assert_allclose(p, [expected, 1 - expected], rtol=0, atol=1e-12)
+    # 3Δ = 3e308 overflows on the way to the scale 3Δ/ε = 3e298: scores 1 apart are a tie.
+    p = call_strict(RandomStopping(1e10, eta=eta).pmf, [0.0, 1.0], [1e308, 1e308])
+    np.testing.assert_allclose(p, [0.5, 0.5], rtol=0, atol=1e-12)
     # Identical candidates at scales beyond the double range (3Δ/ε = 3e308): uniform.
     p = call_strict(RandomStopping(1e-300, eta=eta).pmf, [-1e300] * 3, [1e8] * 3)
     np.testing.assert_allclose(p, [1 / 3] * 3, rtol=0, atol=1e-12)
