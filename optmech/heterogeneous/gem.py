@@ -13,7 +13,12 @@ scores (McKenna & Sheldon 2020, Theorem 1), so GEM is ε-DP for every fixed ``t`
 mGEM (Section IV-D) is the same with ``t = -2 log(n/β)/ε``: it penalises low-sensitivity
 candidates instead of high-sensitivity ones.
 
-``pmf`` is exact (the foundation's cancellation-free PF integral, ~1e-15); ``sample``
+``pmf`` is exact (the foundation's cancellation-free PF integral, ~1e-15), evaluated on the
+log coins ``(ε/2) q'`` formed without overflow (exact power-of-two rescaling, see
+:func:`~optmech.heterogeneous.gem_transform.scaled_gem_scores`): supported are scores,
+sensitivities and ε anywhere in the finite doubles with
+``max(ε|q_a|/2, (1 + log(n/β)) Δ_a) / min Δ_a <= 2^2030`` (about 1e611); beyond it the
+input is refused with :class:`~optmech.validation.InvalidArgumentError`.  ``sample``
 delegates to :meth:`PermuteAndFlip.sample` with any extra keyword options.
 
 Combined GEM (Algorithm 2): 2-ary randomised response with budget ``ε_c`` on the bit
@@ -30,11 +35,18 @@ from fractions import Fraction
 import numpy as np
 
 from optmech.heterogeneous.base import HeterogeneousMechanism
-from optmech.heterogeneous.gem_transform import gem_scores
+from optmech.heterogeneous.gem_transform import gem_scores, scaled_gem_scores
 from optmech.selection.exact.sampling import bernoulli_logistic
 from optmech.selection.mechanisms import PermuteAndFlip, PrivacyGuarantee
+from optmech.selection.pf_probabilities import pf_probabilities_from_log_coins
 from optmech.selection.samplers import sample_shape, shaped
-from optmech.validation import InvalidArgumentError, check_finite, check_positive, check_rng
+from optmech.validation import (
+    InvalidArgumentError,
+    check_finite,
+    check_finite_result,
+    check_positive,
+    check_rng,
+)
 
 __all__ = ["CombinedGEM", "GeneralisedExponentialMechanism", "ModifiedGEM",
            "spearman_correlation"]
@@ -58,6 +70,11 @@ class GeneralisedExponentialMechanism(HeterogeneousMechanism):
 
     ``beta`` in (0, 1) sets the default shift ``t = 2 log(n/β)/ε`` (``n`` candidates; the
     paper uses β = 0.05); an explicit ``t`` overrides it.
+
+    Supported range of ``pmf`` (module docstring): any finite scores, sensitivities and ε
+    with ``max(ε|q_a|/2, (1 + |ε t/2|) Δ_a) <= 2^2030 min Δ_a``; beyond it
+    :class:`~optmech.validation.InvalidArgumentError`.  ``sample`` and
+    :meth:`transformed_scores` use ``q'`` itself, which must be a finite double.
     """
 
     name = "gem"
@@ -75,7 +92,21 @@ class GeneralisedExponentialMechanism(HeterogeneousMechanism):
         """``t``: the explicit value, else ``±2 log(n/β)/ε`` (+ for GEM, - for mGEM)."""
         if self.t is not None:
             return self.t
-        return self._direction * 2.0 * math.log(n_candidates / self.beta) / self.epsilon
+        t = self._direction * 2.0 * math.log(n_candidates / self.beta) / self.epsilon
+        if not math.isfinite(t):
+            raise InvalidArgumentError("epsilon", self.epsilon, "large enough that the shift "
+                                       "t = 2 log(n/beta)/epsilon is a finite double")
+        return t
+
+    def _exponent_shift(self, n_candidates: int) -> float:
+        """``ε t / 2``: the shift of eqn (7) in units of the PF exponent (``±log(n/β)`` by
+        default, so it exists even where ``t`` overflows)."""
+        if self.t is None:
+            return self._direction * math.log(n_candidates / self.beta)
+        value = self.epsilon * self.t / 2
+        if not math.isfinite(value):
+            raise InvalidArgumentError("t", self.t, "a number with epsilon * t / 2 finite")
+        return value
 
     def transformed_scores(self, scores, sensitivities) -> np.ndarray:
         """``q'`` of eqn (7) with this mechanism's ``t`` (sensitivity <= 1)."""
@@ -92,7 +123,12 @@ class GeneralisedExponentialMechanism(HeterogeneousMechanism):
         return PermuteAndFlip(self._given_epsilon, 1)
 
     def _pmf(self, q, d):
-        return self._pf().pmf(gem_scores(q, d, self.shift(q.size)))
+        # PF with sensitivity 1 has log coins (ε/2) q'_a, which is eqn (7) on (ε q / 2, Δ)
+        # with shift ε t / 2: computed that way, nothing overflows for any finite ε.  A log
+        # coin below -1.8e308 is -inf (a weight of 0, its correctly rounded value).
+        log_coins = scaled_gem_scores(q, d, self._exponent_shift(q.size), self.epsilon / 2)
+        return check_finite_result(pf_probabilities_from_log_coins(log_coins),
+                                   f"the {self.name} probabilities")
 
     def _sample(self, q, d, size, rng, **options):
         return self._pf().sample(gem_scores(q, d, self.shift(q.size)), size=size, rng=rng,

@@ -35,15 +35,26 @@ it agrees with the ``O(n^2)`` definition :func:`gem_scores_reference` to roundin
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from optmech.heterogeneous._scaling import log2_range, power_of_two_shift, times_power_of_two
 from optmech.heterogeneous.inputs import check_scores_and_sensitivities
-from optmech.validation import check_finite
+from optmech.validation import (
+    InvalidArgumentError,
+    ResourceLimitError,
+    check_finite,
+    check_finite_result,
+)
 
-__all__ = ["gem_scores", "gem_scores_reference"]
+__all__ = ["gem_scores", "gem_scores_reference", "scaled_gem_scores"]
 
 _MAX_PASSES = 24    # vectorised pruning passes before the sequential monotone chain
 _BLOCK = 1 << 22    # pairs per block in the quadratic reference
+_HULL_LOG2 = 300    # the hull method on magnitudes within 2^±300
+_PAIRWISE_LOG2 = 1015
+_PAIRWISE_LIMIT = 4096
 
 
 def _remove_below_chords(x: np.ndarray, y: np.ndarray, alive: np.ndarray) -> np.ndarray:
@@ -115,22 +126,8 @@ def _tangent_vertices(hx: np.ndarray, hy: np.ndarray, ax: np.ndarray, ay: np.nda
     return first
 
 
-def gem_scores(scores, sensitivities, t: float) -> np.ndarray:
-    """Normalised GEM scores ``q'`` of eqn (7), in ``O(n log n)``.
-
-    Returns ``q'`` with ``q'_a <= 0`` and ``max_a q'_a = 0``; see the module docstring.
-
-    Parameters
-    ----------
-    scores
-        candidate scores ``q_a`` (finite).
-    sensitivities
-        candidate-wise sensitivities ``Δ_a > 0``, same length.
-    t
-        the shift ``t`` (GEM uses ``2 log(n/β)/ε``, mGEM its negative).
-    """
-    q, d = check_scores_and_sensitivities(scores, sensitivities)
-    t = check_finite(t, "t")
+def _hull_minimum(q: np.ndarray, d: np.ndarray, t: float) -> np.ndarray:
+    """Eqn (7) by the hull method (steps 1-4 of the module docstring)."""
     u = q - t * d
     order = np.argsort(d, kind="stable")
     d_sorted, u_sorted = d[order], u[order]
@@ -153,6 +150,82 @@ def gem_scores(scores, sensitivities, t: float) -> np.ndarray:
     return best
 
 
+def _pairwise_minimum(q: np.ndarray, d: np.ndarray, t: float) -> np.ndarray:
+    """Eqn (7) by its definition: all ``n^2`` pairs (vectorised in blocks of rows).  On
+    inputs scaled by :func:`scaled_gem_scores` a ratio beyond the double range is ``-inf``
+    (its true value is below ``-1.8e308``); on unscaled extreme inputs an entry may be
+    ``inf`` or NaN, which :func:`gem_scores_reference` refuses."""
+    out = np.empty(q.size)
+    rows = max(1, _BLOCK // q.size)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for start in range(0, q.size, rows):
+            a = slice(start, start + rows)
+            ratios = ((q[a, None] - q[None, :]) - t * (d[a, None] - d[None, :])) \
+                / (d[a, None] + d[None, :])
+            out[a] = ratios.min(axis=1)
+    return out
+
+
+def scaled_gem_scores(q: np.ndarray, d: np.ndarray, shift: float, factor: float
+                      ) -> np.ndarray:
+    """``factor * q'`` for validated inputs, where ``q' = gem_scores(q, d, shift / factor)``.
+
+    Eqn (7) is linear in ``(q, t)`` jointly and invariant under a common scale of ``(q, Δ)``,
+    so ``factor * q'_a = min_b [(f q_a - f q_b) - shift (Δ_a - Δ_b)] / (Δ_a + Δ_b)`` with
+    ``f = factor`` is evaluated on ``2^k (f q, Δ)`` (``k`` from
+    :func:`~optmech.heterogeneous._scaling.power_of_two_shift`; ``k = 0`` for ordinary
+    inputs).  The hull method runs when the scaled
+    magnitudes lie within ``2^±300`` (its cross products, and its edge slopes, at most
+    ``2^(300 + 300 + 52)``, times a coordinate cannot overflow); otherwise the pairwise
+    definition runs within ``2^±1015`` for up to 4096 candidates.  An entry whose
+    value is below ``-1.8e308`` is ``-inf``.
+
+    Supported range: ``max(|f q_a|, (1 + |shift|) Δ_a) / min Δ_a <= 2^2030`` (about
+    1e611); beyond it (or beyond 4096 candidates at more than ``2^600``) the inputs are
+    refused with :class:`~optmech.validation.InvalidArgumentError` (``sensitivities``) or
+    :class:`~optmech.validation.ResourceLimitError`.
+    """
+    d_low, d_top = log2_range(d)
+    q_top = log2_range(q)[1] + log2_range(np.array([factor]))[1]
+    top = max(q_top, d_top + math.ceil(math.log2(1.0 + abs(shift))))
+    k = power_of_two_shift(d_low, top, _HULL_LOG2)
+    if k is not None:
+        return _hull_minimum(times_power_of_two(q, factor, k), np.ldexp(d, k), shift)
+    k = power_of_two_shift(d_low, top, _PAIRWISE_LOG2)
+    if k is None:
+        raise InvalidArgumentError(
+            "sensitivities", d, "within a factor 2^2030 (about 1e611) of the largest of "
+            "|scores| (times epsilon/2 in GEM and mGEM) and the sensitivities times the "
+            "shift t (the GEM transform cannot be represented in doubles beyond it)")
+    if q.size > _PAIRWISE_LIMIT:
+        raise ResourceLimitError("scores", q, f"{q.size} candidates whose scores and "
+                                 "sensitivities span more than 2^600 (the pairwise method)",
+                                 f"{_PAIRWISE_LIMIT} candidates")
+    return _pairwise_minimum(times_power_of_two(q, factor, k), np.ldexp(d, k), shift)
+
+
+def gem_scores(scores, sensitivities, t: float) -> np.ndarray:
+    """Normalised GEM scores ``q'`` of eqn (7), in ``O(n log n)``.
+
+    Returns ``q'`` with ``q'_a <= 0`` and ``max_a q'_a = 0``; see the module docstring.
+    Inputs are rescaled exactly by a power of two where needed
+    (:func:`scaled_gem_scores`, which also states the supported range); a ``q'_a`` below
+    the double range raises :class:`~optmech.validation.NonFiniteResultError`.
+
+    Parameters
+    ----------
+    scores
+        candidate scores ``q_a`` (finite).
+    sensitivities
+        candidate-wise sensitivities ``Δ_a > 0``, same length.
+    t
+        the shift ``t`` (GEM uses ``2 log(n/β)/ε``, mGEM its negative).
+    """
+    q, d = check_scores_and_sensitivities(scores, sensitivities)
+    t = check_finite(t, "t")
+    return check_finite_result(scaled_gem_scores(q, d, t, 1.0), "the GEM scores")
+
+
 def gem_scores_reference(scores, sensitivities, t: float) -> np.ndarray:
     """Eqn (7) by its definition: all ``n^2`` pairs (vectorised in blocks of rows).
 
@@ -160,11 +233,4 @@ def gem_scores_reference(scores, sensitivities, t: float) -> np.ndarray:
     """
     q, d = check_scores_and_sensitivities(scores, sensitivities)
     t = check_finite(t, "t")
-    out = np.empty(q.size)
-    rows = max(1, _BLOCK // q.size)
-    for start in range(0, q.size, rows):
-        a = slice(start, start + rows)
-        ratios = ((q[a, None] - q[None, :]) - t * (d[a, None] - d[None, :])) \
-            / (d[a, None] + d[None, :])
-        out[a] = ratios.min(axis=1)
-    return out
+    return check_finite_result(_pairwise_minimum(q, d, t), "the GEM scores")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from optmech.validation import InvalidArgumentError, check_scores
+from optmech.validation import InvalidArgumentError, as_real_array, check_scores
 
 __all__ = ["check_scores_and_sensitivities"]
 
@@ -16,15 +16,13 @@ def check_scores_and_sensitivities(scores, sensitivities, allow_zero: bool = Fal
     ``Δ_a`` is the largest change of ``q_a`` between neighbouring datasets (the paper's
     eqn 1); every ``Δ_a`` must be finite and ``> 0`` (``>= 0`` with ``allow_zero``, for
     mechanisms that are defined with noiseless candidates).  A single number is broadcast
-    to every candidate.
+    to every candidate.  As for the scores, bools, strings, ``None`` and complex values are
+    refused, not converted.
     """
     q = check_scores(scores)
     allowed = ("finite numbers >= 0" if allow_zero else "finite numbers > 0") + \
         f", one per score ({q.size})"
-    try:
-        d = np.array(sensitivities, dtype=float)
-    except (TypeError, ValueError):
-        raise InvalidArgumentError("sensitivities", sensitivities, allowed) from None
+    d = as_real_array(sensitivities, "sensitivities", allowed)
     if d.ndim == 0:
         d = np.full(q.shape, float(d))
     if d.shape != q.shape or not np.isfinite(d).all() or \

@@ -44,6 +44,20 @@ The probabilities must sum to 1 within ``1e-10``, else
 digits (agreement about 1e-13) and with Monte Carlo runs of :meth:`RandomStopping.sample`.
 Cost: ``O(U * J)`` for ``U`` distinct (score, sensitivity) pairs and ``J`` nodes
 (a few hundred per distinct scale and octave).
+
+Extreme inputs.  The distribution is invariant under a common scale of scores and noise
+scales, so both are multiplied by an exact power of two (none for ordinary inputs) to
+bring ``max(|q_a|, 64 b_a)`` below ``2^1010`` and ``min b_a`` above ``2^-1010``; ``b_a``
+never overflows on the way.  Candidates whose windows ``q_s ± L b_s`` do not overlap form
+separate clusters: below a cluster the others contribute ``S_s = 0`` and above it
+``S_s = 1`` (up to the same ``e^{-L}`` truncation), so each cluster is integrated alone,
+with the weight above it added to ``S``, in coordinates centred on its narrowest
+candidate (so scores 1e300 apart with unit noise lose nothing to the spacing of doubles
+there).  Node positions are exact to ``2^-52`` of their distance from that centre, so the
+quadrature error grows like ``2^-52 |q_s - centre| / b_s``.  Supported range, refused
+up front with :class:`~optmech.validation.InvalidArgumentError` (``sensitivities``)
+beyond it: ``max(|q_a|, 64 b_a) <= 2^2020 min b_a`` (about 1e608), and inside each
+cluster ``|q_s - centre| <= 2^24 b_s``.
 """
 
 from __future__ import annotations
@@ -52,10 +66,18 @@ import math
 
 import numpy as np
 
+from optmech.heterogeneous._scaling import log2_range, power_of_two_shift, times_power_of_two
 from optmech.heterogeneous.base import DrawnMechanism
+from optmech.heterogeneous.inputs import check_scores_and_sensitivities
 from optmech.selection.mechanisms import PrivacyGuarantee
 from optmech.selection.noisy_max import IntegrationError
-from optmech.validation import InvalidArgumentError, check_finite, check_integer
+from optmech.validation import (
+    InvalidArgumentError,
+    NonFiniteResultError,
+    check_finite,
+    check_finite_result,
+    check_integer,
+)
 
 __all__ = ["RandomStopping", "StoppingDistribution", "random_stopping_pmf"]
 
@@ -69,6 +91,9 @@ _KEEP_CELLS = 1 << 24    # kernel values kept between the two passes (128 MiB)
 _TABLE_LIMIT = 50_000_000
 _TABLE_TAIL = 1e-17
 _DRAWS_PER_BLOCK = 1 << 22
+_RANGE_LOG2 = 1010
+_REACH_BOUND = 64.0      # above the tail reach (TAIL_EXPONENT + log max φ') of the defaults
+_RESOLUTION = float(2 ** 24)
 
 
 class StoppingDistribution:
@@ -181,13 +206,16 @@ def _chunks(count: int):
 def _half_kernel(x: np.ndarray, q: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``exp(-|x - q_s|/b_s)/2`` for every score ``s`` (rows) and node ``x`` (columns).
 
-    Exponents are floored at -700 (values below 1e-304 do not matter, and subnormal
-    results are slow).
+    Values below ``e^-700`` are 0 (they do not matter, and subnormal results are slow;
+    not a floor of ``e^-700``, which a panel wider than 1e290, for scales that differ by
+    that much, would turn into a visible mass).  A quotient beyond the double range is
+    such a value.
     """
     y = np.subtract(x[None, :], q[:, None])
     np.abs(y, out=y)
-    y /= -b[:, None]
-    np.maximum(y, -700.0, out=y)
+    with np.errstate(over="ignore"):
+        y /= -b[:, None]
+    y[y < -700.0] = -np.inf
     np.exp(y, out=y)
     y *= 0.5
     return y
@@ -210,25 +238,16 @@ def _panel_edges(q: np.ndarray, b: np.ndarray, reach: float) -> np.ndarray:
         pieces = np.maximum(np.ceil((ends - starts) / (4.0 * 2.0 ** k)), 1).astype(np.int64)
         which = np.repeat(np.arange(starts.size), pieces + 1)
         step = np.arange(which.size) - np.repeat(np.cumsum(pieces + 1) - pieces - 1, pieces + 1)
-        edges.append(starts[which] + (ends - starts)[which] * step / pieces[which])
+        edges.append(starts[which] + (ends - starts)[which] * (step / pieces[which]))
     return np.unique(np.concatenate(edges))
 
 
-def random_stopping_pmf(scores, scales, stopping: StoppingDistribution) -> np.ndarray:
-    """``Pr[RS = r]`` for draws ``q_a + Lap(b_a)`` (``b_a > 0``) and stopping law ``K``.
-
-    See the module docstring for the formula, the quadrature and its accuracy.
-    """
-    q = np.asarray(scores, dtype=float)
-    b = np.asarray(scales, dtype=float)
-    n = q.size
-    if n == 1:
-        return np.ones(1)
-    keys, inverse, counts = np.unique(np.stack([q, b], axis=1), axis=0, return_inverse=True,
-                                      return_counts=True)
-    uq, ub, weight = keys[:, 0], keys[:, 1], counts / n
-    g = stopping.gamma
-    reach = TAIL_EXPONENT + max(0.0, float(stopping.log_pgf_derivative(np.array(g))))
+def _cluster_probabilities(uq: np.ndarray, ub: np.ndarray, weight: np.ndarray,
+                           mass_above: float, n: int, stopping: StoppingDistribution,
+                           reach: float) -> np.ndarray:
+    """``Pr[RS = r]`` for the distinct candidates ``(uq, ub)`` (sorted by ``uq``) of one
+    cluster, given the weight ``mass_above`` of the candidates whose values all lie above
+    it (those below contribute ``S_s = 0`` there)."""
     edges = _panel_edges(uq, ub, reach)
     if (edges.size - 1) * _NODES.size > _MAX_NODES:
         raise IntegrationError(f"random stopping needs {edges.size - 1} panels; the "
@@ -244,9 +263,8 @@ def random_stopping_pmf(scores, scales, stopping: StoppingDistribution) -> np.nd
     # q_s): add every h_s, then subtract twice the prefix, row by row (no (S, T) temporary
     # besides the kernel itself).  The kernel is kept for the second pass when it fits in
     # _KEEP_CELLS doubles: computing it is most of the cost.
-    order = np.argsort(uq)
-    weight_above = np.r_[np.cumsum(weight[order][::-1])[::-1], 0.0]
-    survival = weight_above[np.searchsorted(uq[order], x, side="right")]
+    weight_above = np.r_[np.cumsum(weight[::-1])[::-1], 0.0] + mass_above
+    survival = weight_above[np.searchsorted(uq, x, side="right")]
     keep = uq.size * x.size <= _KEEP_CELLS
     kernels = []
     for s in _chunks(uq.size):
@@ -256,16 +274,99 @@ def random_stopping_pmf(scores, scales, stopping: StoppingDistribution) -> np.nd
             survival[:cut] -= (2.0 * share) * h[row, :cut]
         if keep:
             kernels.append(h)
+    g = stopping.gamma
     weighted_kernel = w * np.exp(stopping.log_pgf_derivative(g + (1.0 - g) * survival))
     probs = np.empty(uq.size)
     for index, s in enumerate(_chunks(uq.size)):
         h = kernels[index] if keep else _half_kernel(x, uq[s], ub[s])
         probs[s] = np.einsum("sj,j->s", h, weighted_kernel) / (ub[s] * n)
+    return probs
+
+
+def _clusters(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Cluster index of each window ``[lo, hi]`` (windows given sorted by their centres):
+    the connected components of the union of the windows, numbered upwards."""
+    order = np.argsort(lo, kind="stable")
+    reach_so_far = np.maximum.accumulate(hi[order])
+    opens = np.r_[True, lo[order][1:] > reach_so_far[:-1]]
+    cluster = np.empty(lo.size, dtype=np.int64)
+    cluster[order] = np.cumsum(opens) - 1
+    return cluster
+
+
+def _scaled_inputs(q: np.ndarray, d: np.ndarray, factor: float, epsilon: float
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """``2^k q`` and the Laplace scales ``b = 2^k factor d / epsilon``, with ``k = 0`` (and
+    ``b`` computed as ``factor * d / epsilon``) when ``max(|q|, 64 b) <= 2^1010`` and
+    ``min b >= 2^-1010`` already; otherwise rescaled into that window (the distribution and
+    the draws' ranking are invariant under a common scale of scores and noise scales).
+    Refused when the window is too narrow for them (``max(|q|, 64 b) / min b > 2^2020``)."""
+    mantissa, exponent = math.frexp(epsilon)
+    multiplier = factor / mantissa              # b = multiplier * 2^-exponent * d
+    d_low, d_top = log2_range(d)
+    scale_low = d_low + math.floor(math.log2(multiplier)) - exponent
+    scale_top = d_top + math.ceil(math.log2(multiplier * _REACH_BOUND)) - exponent
+    k = power_of_two_shift(scale_low, max(log2_range(q)[1], scale_top), _RANGE_LOG2)
+    if k is None:
+        raise InvalidArgumentError(
+            "sensitivities", d, "such that 64 times the largest Laplace scale "
+            "c * sensitivity / epsilon and the largest |score| are within a factor 2^2020 "
+            "(about 1e608) of the smallest scale")
+    if k == 0:
+        with np.errstate(over="ignore"):
+            b = factor * d / epsilon
+        if np.isfinite(b).all():
+            return q, b
+    return times_power_of_two(q, 1.0, k), times_power_of_two(d, multiplier, k - exponent)
+
+
+def _random_stopping_pmf(q: np.ndarray, d: np.ndarray, factor: float, epsilon: float,
+                         stopping: StoppingDistribution) -> np.ndarray:
+    """``Pr[RS = r]`` for validated scores ``q`` and Laplace scales
+    ``b = factor * d / epsilon``."""
+    n = q.size
+    if n == 1:
+        return np.ones(1)
+    g = stopping.gamma
+    reach = TAIL_EXPONENT + max(0.0, float(stopping.log_pgf_derivative(np.array(g))))
+    q, b = _scaled_inputs(q, d, factor, epsilon)
+    keys, inverse, counts = np.unique(np.stack([q, b], axis=1), axis=0, return_inverse=True,
+                                      return_counts=True)
+    uq, ub, weight = keys[:, 0], keys[:, 1], counts / n
+    cluster = _clusters(uq - reach * ub, uq + reach * ub)
+    cluster_weight = np.bincount(cluster, weights=weight)
+    mass_above = np.r_[np.cumsum(cluster_weight[::-1])[::-1][1:], 0.0]
+    probs = np.empty(uq.size)
+    for c in range(cluster_weight.size):
+        mine = np.flatnonzero(cluster == c)
+        # Local coordinates around the cluster's narrowest candidate: exact shifts for
+        # nearby scores, and no resolution lost to a distant origin.
+        anchor = uq[mine[np.argmin(ub[mine])]]
+        local = uq[mine] - anchor
+        with np.errstate(over="ignore"):        # an infinite bound is no bound
+            unresolved = (np.abs(local) > _RESOLUTION * ub[mine]).any()
+        if unresolved:
+            raise InvalidArgumentError(
+                "sensitivities", d, "such that, among candidates whose noisy values "
+                "overlap, each score is within 2^24 of its own Laplace scales of the score "
+                "whose Laplace scale is smallest (doubles cannot resolve its noise there)")
+        probs[mine] = _cluster_probabilities(local, ub[mine], weight[mine], mass_above[c],
+                                             n, stopping, reach)
     total = float(counts @ probs)
     if not abs(total - 1.0) <= SUM_TOLERANCE:
         raise IntegrationError(
             f"random-stopping probabilities sum to {total!r}, off by more than {SUM_TOLERANCE}")
-    return probs[inverse.ravel()]
+    return check_finite_result(probs[inverse.ravel()], "the random-stopping probabilities")
+
+
+def random_stopping_pmf(scores, scales, stopping: StoppingDistribution) -> np.ndarray:
+    """``Pr[RS = r]`` for draws ``q_a + Lap(b_a)`` (``b_a > 0``) and stopping law ``K``.
+
+    See the module docstring for the formula, the quadrature, its accuracy and the
+    supported range.
+    """
+    q, b = check_scores_and_sensitivities(scores, scales)
+    return _random_stopping_pmf(q, b, 1.0, 1.0, stopping)
 
 
 class RandomStopping(DrawnMechanism):
@@ -273,7 +374,12 @@ class RandomStopping(DrawnMechanism):
 
     Defaults: γ = 0.05 (the paper's synthetic experiments); η = 0 is the paper's "improved
     RS_γ".  ε-DP for every γ (see the module docstring).  ``pmf`` is the exact
-    distribution by quadrature (about 1e-13); ``sample`` runs the algorithm.
+    distribution by quadrature (about 1e-13; the sum is certified within 1e-10);
+    ``sample`` runs the algorithm.  Both accept scores, sensitivities and ε anywhere in the
+    finite doubles within the supported range of the module docstring:
+    ``max(|q_a|, 64 b_a) <= 2^2020 min b_a`` for the scales ``b_a = c Δ_a / ε``, and
+    candidates whose noise overlaps within ``2^24`` scales of the narrowest one among them;
+    beyond it they raise :class:`~optmech.validation.InvalidArgumentError`.
     """
 
     def __init__(self, epsilon: float, gamma: float = DEFAULT_GAMMA, eta: float | None = None):
@@ -283,8 +389,15 @@ class RandomStopping(DrawnMechanism):
         self.name = "rs_gamma" if eta is None else "rs_gamma_tnb"
 
     def scales(self, sensitivities: np.ndarray) -> np.ndarray:
-        """Laplace scales ``c Δ_a / ε`` with ``c = 3`` (geometric) or ``2 + η`` (TNB)."""
-        return self.noise_factor * sensitivities / self.epsilon
+        """Laplace scales ``c Δ_a / ε`` with ``c = 3`` (geometric) or ``2 + η`` (TNB);
+        :class:`~optmech.validation.NonFiniteResultError` if one is beyond the double range
+        (``pmf`` and ``sample`` rescale instead)."""
+        with np.errstate(over="ignore", under="ignore"):
+            scales = self.noise_factor * np.asarray(sensitivities, dtype=float) / self.epsilon
+        if (scales == 0).any():
+            raise NonFiniteResultError("a Laplace scale c * sensitivity / epsilon underflows "
+                                       "to 0")
+        return check_finite_result(scales, "a Laplace scale c * sensitivity / epsilon")
 
     @property
     def privacy(self) -> PrivacyGuarantee:
@@ -298,10 +411,12 @@ class RandomStopping(DrawnMechanism):
                                 f"{self.noise_factor:g}-DP ({source})")
 
     def _pmf(self, q, d):
-        return random_stopping_pmf(q, self.scales(d), self.stopping)
+        return _random_stopping_pmf(q, d, self.noise_factor, self.epsilon, self.stopping)
 
     def _draw(self, q, d, count, rng):
-        scales = self.scales(d)
+        # Rescaled like the pmf: a Laplace draw is below 37.5 in magnitude (inverse cdf of
+        # a double), so no value overflows.
+        q, scales = _scaled_inputs(q, d, self.noise_factor, self.epsilon)
         out = np.empty(count, dtype=np.int64)
         per_block = max(1, int(_DRAWS_PER_BLOCK / self.stopping.mean()))
         for start in range(0, count, per_block):
