@@ -169,12 +169,19 @@ def as_real_array(values, argument: str, allowed: str) -> np.ndarray:
     if raw.dtype.kind == "O":
         if not all(_is_real(v) for v in raw.ravel()):
             raise InvalidArgumentError(argument, values, allowed)
-    elif raw.dtype.kind not in "iuf":
+    elif raw.dtype.kind not in "iuf" or _holds_bool(values):
+        # numpy turns [True, 1.5] into floats: a bool among numbers is refused here
         raise InvalidArgumentError(argument, values, allowed)
     try:
         return np.array(raw, dtype=float)
     except OverflowError:
         raise InvalidArgumentError(argument, values, allowed) from None
+
+
+def _holds_bool(values) -> bool:
+    """True if a (nested) list or tuple holds a bool anywhere."""
+    return isinstance(values, (list, tuple)) and any(
+        isinstance(v, (bool, np.bool_)) or _holds_bool(v) for v in values)
 
 
 def check_scores(scores, argument: str = "scores") -> np.ndarray:

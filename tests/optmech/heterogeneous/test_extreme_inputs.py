@@ -109,7 +109,7 @@ def test_draws_are_candidates_or_refused(name, n, eps, data):
         assert draws.shape == (20,) and ((draws >= 0) & (draws < n)).all()
 
 
-@pytest.mark.parametrize("bad", [[True, False], ["1", "2"], [None, 1.0], [1 + 0j, 1.0],
+@pytest.mark.parametrize("bad", [[True, False], [True, 1.0], ["1", "2"], [None, 1.0], [1 + 0j, 1.0],
                                  [[1.0], [2.0]], [1.0, math.inf], [1.0, -1.0]])
 def test_sensitivities_are_numbers_not_conversions(bad):
     with pytest.raises(InvalidArgumentError, match="sensitivities"):

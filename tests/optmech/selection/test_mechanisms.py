@@ -170,6 +170,8 @@ def test_privacy_guarantees_are_stated():
     (lambda: ExponentialMechanism(1.0, sensitivity=5e-324), "sensitivity"),
     (lambda: PermuteAndFlip(1.0, monotonic="yes"), "monotonic"),
     (lambda: PermuteAndFlip(1).pmf([True, False]), "scores"),
+    (lambda: PermuteAndFlip(1).pmf([True, 1.5]), "scores"),          # numpy would make floats
+    (lambda: PermuteAndFlip(1).pmf((0.5, np.True_)), "scores"),
     (lambda: PermuteAndFlip(1).pmf(["1.0", "2"]), "scores"),
     (lambda: PermuteAndFlip(1).pmf([10**400, 0]), "scores"),
 ])
