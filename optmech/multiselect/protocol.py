@@ -78,6 +78,7 @@ class MultiSelection:
     offsets: np.ndarray | None = None
     _noise: SymmetricNoise = field(init=False, repr=False)
     _disutility: Disutility = field(init=False, repr=False)
+    _closed_form_cost: float | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -86,10 +87,13 @@ class MultiSelection:
         set_(self, "_noise", noise)
         set_(self, "epsilon", noise.epsilon)
         set_(self, "_disutility", resolve_disutility(self.h, noise.epsilon))
-        if self.offsets is None:
-            offsets = (optimal_response(self.k, noise.epsilon, self._disutility).offsets
-                       if noise.family == "laplace"
-                       else quantile_offsets(self.k, noise.epsilon, noise))
+        if self.offsets is None and noise.family == "laplace":
+            response = optimal_response(self.k, noise.epsilon, self._disutility)
+            offsets = response.offsets
+            if self._disutility.is_identity:     # ln(1 + 1/K)/eps or its odd twin, exact
+                set_(self, "_closed_form_cost", response.cost)
+        elif self.offsets is None:
+            offsets = quantile_offsets(self.k, noise.epsilon, noise)
         else:
             offsets = np.sort(check_scores(np.array(self.offsets, dtype=float, ndmin=1),
                                            "offsets"))
@@ -99,7 +103,10 @@ class MultiSelection:
 
     @property
     def cost(self) -> float:
-        """Exact expected disutility of every user."""
+        """Exact expected disutility of every user (the closed form for the optimal Laplace
+        offsets under the identity, else :func:`~optmech.multiselect.noise.expected_cost`)."""
+        if self._closed_form_cost is not None:
+            return self._closed_form_cost
         return expected_cost(self.offsets, self.epsilon, self._disutility, self._noise)
 
     @property
