@@ -219,3 +219,11 @@ def test_identity_cost_against_50_digit_quadrature(family):
             reference = _mpmath_identity_cost(offsets, density)
             assert expected_cost(offsets, 0.8, noise=family) == \
                 pytest.approx(float(reference), rel=1e-14)
+
+
+@pytest.mark.parametrize("k", [1, 2, 7, 10, 4001])
+def test_default_laplace_cost_is_the_cost_of_its_offsets(k):
+    """The protocol reports the closed form for its optimal offsets; integrating those
+    offsets gives the same number."""
+    protocol = MultiSelection(k, 0.7)
+    assert protocol.cost == pytest.approx(expected_cost(protocol.offsets, 0.7), rel=1e-14)
