@@ -7,8 +7,8 @@ bytes it needs from its arguments (array sizes, LP rows and columns, sweep cells
 ``InvalidArgumentError``: CLI exit status 2, one line with the estimate) when the estimate
 exceeds the budget.
 
-The budget is half of the memory available when optmech starts (``MemAvailable`` of
-``/proc/meminfo``; the physical memory where that is not readable), or what
+The budget is half of the memory available (``MemAvailable`` of ``/proc/meminfo``, read at
+most once a second; the physical memory where that is not readable), or what
 :func:`memory_budget` sets for a block of code (the CLI's ``--max-memory``).  Estimates are
 deliberately rough (within a factor of about 2 of the measured peak, from the sizes of the
 arrays involved); they exist to refuse the absurd, not to ration the reasonable.
@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 import os
 import re
+import time
 
 from optmech.validation import InvalidArgumentError, ResourceLimitError
 
@@ -27,6 +29,8 @@ __all__ = ["available_memory", "current_budget", "format_bytes", "memory_budget"
            "parse_size", "require_memory", "usable_workers"]
 
 DEFAULT_FRACTION = 0.5
+_REREAD_SECONDS = 1.0
+_DEFAULT_READ: list = [-math.inf, 0]      # [monotonic time of the last read, budget]
 _BUDGET: contextvars.ContextVar[int | None] = contextvars.ContextVar("optmech_memory_budget",
                                                                      default=None)
 _UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9,
@@ -52,7 +56,16 @@ def available_memory() -> int:
 def current_budget() -> int:
     """The memory budget in bytes that :func:`require_memory` compares against."""
     budget = _BUDGET.get()
-    return int(DEFAULT_FRACTION * available_memory()) if budget is None else budget
+    return _default_budget() if budget is None else budget
+
+
+def _default_budget() -> int:
+    """``DEFAULT_FRACTION`` of the available memory, read at most once a second (reading
+    ``/proc/meminfo`` costs about 50 µs, more than a small pmf or a single draw)."""
+    now = time.monotonic()
+    if now - _DEFAULT_READ[0] > _REREAD_SECONDS:
+        _DEFAULT_READ[:] = [now, int(DEFAULT_FRACTION * available_memory())]
+    return _DEFAULT_READ[1]
 
 
 @contextlib.contextmanager
