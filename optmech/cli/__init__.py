@@ -29,6 +29,7 @@ import pkgutil
 import sys
 import warnings
 
+from optmech._version import __version__
 from optmech.cli._common import OneLineParser, add_budget_flag, fail_usage, one_line
 from optmech.validation import InvalidArgumentError
 
@@ -46,6 +47,7 @@ def build_parser() -> OneLineParser:
         prog="optmech",
         description="Optimal differentially private selection: exact mechanisms, "
                     "LP optima, and machine-checked closed forms.")
+    parser.add_argument("--version", action="version", version=f"optmech {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND",
                                        parser_class=OneLineParser)
     subparsers.required = True

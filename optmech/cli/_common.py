@@ -266,19 +266,27 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A plain aligned text table; floats with 10 significant digits."""
-    def cell(v):
-        if isinstance(v, (float, np.floating)):
-            return f"{float(v):.10g}"
-        return str(v)
+    """An aligned text table (``tabulate``, "simple" style): text columns to the left,
+    numbers to the right, floats with 10 significant digits."""
+    from tabulate import tabulate
 
-    body = [[cell(v) for v in row] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in body)) if body else len(h)
-              for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)),
-             "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in body]
-    return "\n".join(line.rstrip() for line in lines)
+    def cell(v):
+        if isinstance(v, (np.generic, np.ndarray)):
+            v = v.tolist()
+        return f"{v:.10g}" if isinstance(v, float) else v
+
+    return tabulate([[cell(v) for v in row] for row in rows], headers=list(headers),
+                    tablefmt="simple", disable_numparse=True,
+                    colalign=_alignments(rows, len(headers)))
+
+
+def _alignments(rows: Sequence[Sequence[Any]], width: int) -> tuple[str, ...]:
+    """Right for a column of numbers, left otherwise."""
+    def numeric(v):
+        return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+    return tuple("right" if rows and all(numeric(row[i]) for row in rows) else "left"
+                 for i in range(width))
 
 
 def _non_finite(value, path: str = "") -> str | None:

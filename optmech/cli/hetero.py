@@ -47,7 +47,8 @@ def register(subparsers) -> None:
     run_parser.add_argument("--scenario", required=True,
                             help="1..8, or sweep:T (e.g. sweep:0.3)")
     run_parser.add_argument("--eps", required=True, type=float_range,
-                            help="epsilons: START:STOP:NUM (evenly spaced) or a comma list")
+                            help="epsilons: START:STOP:NUM (evenly spaced), "
+                                 "START:STOP:NUM:log (evenly spaced on a log scale) or a comma list")
     run_parser.add_argument("--trials", type=positive_int, default=50,
                             help="score vectors per epsilon (default 50; ignored for 1-3)")
     run_parser.add_argument("--mechanisms", type=mechanism_list, default=list(MECHANISM_NAMES),

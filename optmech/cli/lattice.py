@@ -128,7 +128,8 @@ def register(subparsers) -> None:
     ratio.add_argument("--n", required=True, type=int_list, help="comma list, e.g. 3,4,5,6")
     ratio.add_argument("--k", required=True, type=int_list, help="comma list, e.g. 4")
     ratio.add_argument("--eps", required=True, type=float_range,
-                       help="START:STOP:NUM (evenly spaced) or a comma list")
+                       help="START:STOP:NUM (evenly spaced), START:STOP:NUM:log (evenly spaced "
+                            "on a log scale, as Figure 2 is drawn) or a comma list")
     ratio.add_argument("--mechanisms", type=mechanism_list, default=["pf", "em"],
                        help="curves to compute (default pf,em)")
     ratio.add_argument("--plot", default=None, metavar="FILE.png", type=output_file(),

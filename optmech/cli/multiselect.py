@@ -78,7 +78,7 @@ def run_cost(args: argparse.Namespace) -> int:
     from optmech.multiselect.protocol import MultiSelection
 
     protocol = MultiSelection(args.k, args.eps, args.h, args.noise)
-    payload = {"cost": protocol.cost, "offsets": protocol.offsets, "k": args.k, "eps": args.eps,
+    payload = {"cost": protocol.cost, "offsets": protocol.offsets, "k": args.k, "epsilon": args.eps,
                "h": args.h, "noise": args.noise}
     if args.noise == "laplace":
         from optmech.multiselect.offsets import optimal_response
@@ -110,7 +110,7 @@ def run_dilp(args: argparse.Namespace) -> int:
     r = solve_dilp(args.k, args.eps, args.grid, ring=args.ring, h=args.h, method=args.method)
     payload = {"primal": r.primal, "dual": r.dual, "gap": r.gap, "laplace_cost": r.laplace_cost,
                "grid": r.grid, "laplace_cost_discrete": r.laplace_cost_discrete,
-               "offsets": r.offsets, "geometry": r.geometry, "k": r.k, "eps": r.epsilon,
+               "offsets": r.offsets, "geometry": r.geometry, "k": r.k, "epsilon": r.epsilon,
                "h": r.disutility, "spacing": r.spacing, "num_chains": r.num_chains,
                "num_cols": r.num_cols, "num_rows": r.num_rows, "method": r.method,
                "solve_seconds": r.solve_seconds}
@@ -124,7 +124,7 @@ def run_dilp(args: argparse.Namespace) -> int:
         rows = [("primal (achievable cost)", p["primal"]), ("dual (lower bound)", p["dual"]),
                 ("gap", p["gap"]), ("Laplace cost (continuous)", p["laplace_cost"]),
                 ("Laplace cost (this grid)", p["laplace_cost_discrete"])]
-        head = (f"{p['geometry']} DILP, k={p['k']}, eps={p['eps']:g}, grid {p['grid']} "
+        head = (f"{p['geometry']} DILP, k={p['k']}, eps={p['epsilon']:g}, grid {p['grid']} "
                 f"(spacing {p['spacing']:.4g}), {p['num_chains']} chains, "
                 f"{p['num_cols']} columns x {p['num_rows']} rows, "
                 f"{p['solve_seconds']:.2f} s")

@@ -28,7 +28,6 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from scipy.stats import rankdata
 
 from optmech.heterogeneous.base import HeterogeneousMechanism
 from optmech.heterogeneous.gem_transform import gem_scores
@@ -46,6 +45,8 @@ DEFAULT_CORRELATION_SHARE = 0.6
 
 def spearman_correlation(x, y) -> float:
     """Spearman's rank correlation (average ranks for ties); 0 when either is constant."""
+    from scipy.stats import rankdata  # imported on use: the CLI starts fast
+
     rx, ry = rankdata(x), rankdata(y)
     rx, ry = rx - rx.mean(), ry - ry.mean()
     norm = math.sqrt(float(rx @ rx) * float(ry @ ry))

@@ -17,49 +17,18 @@ objectives and the Δ-lattice, solved by HiGHS for :func:`solve_lattice`),
 :mod:`~.delta` (the step that shows PF is never optimal on the Δ-lattice).
 """
 
-from optmech.lattice.aggregate_ratios import mechanism_class_errors, objective_ratios
-from optmech.lattice.delta import ImprovingStep, pf_improving_step
-from optmech.lattice.objectives import OBJECTIVES, objective_weights
-from optmech.lattice.optimum import (
-    GAP_TOLERANCE,
-    METHODS,
-    LatticeOptimum,
-    LatticeSolutionMechanism,
-    lattice_lp_size,
-    realised_privacy_loss,
-    solve_lattice,
-)
-from optmech.lattice.ratios import (
-    RATIO_MECHANISMS,
-    RatioCurve,
-    class_errors,
-    optimality_ratio,
-    optimality_ratios,
-    ratio_cell,
-    ratio_sweep,
-    total_error,
-)
+from optmech._lazy import lazy_exports
 
-__all__ = [
-    "GAP_TOLERANCE",
-    "ImprovingStep",
-    "LatticeOptimum",
-    "LatticeSolutionMechanism",
-    "METHODS",
-    "OBJECTIVES",
-    "RATIO_MECHANISMS",
-    "RatioCurve",
-    "class_errors",
-    "lattice_lp_size",
-    "mechanism_class_errors",
-    "objective_ratios",
-    "objective_weights",
-    "optimality_ratio",
-    "optimality_ratios",
-    "pf_improving_step",
-    "ratio_cell",
-    "ratio_sweep",
-    "realised_privacy_loss",
-    "solve_lattice",
-    "total_error",
-]
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "optmech.lattice.aggregate_ratios": ("mechanism_class_errors", "objective_ratios"),
+    "optmech.lattice.delta": ("ImprovingStep", "pf_improving_step"),
+    "optmech.lattice.objectives": ("OBJECTIVES", "objective_weights"),
+    "optmech.lattice.optimum": (
+        "GAP_TOLERANCE", "METHODS", "LatticeOptimum", "LatticeSolutionMechanism",
+        "lattice_lp_size", "realised_privacy_loss", "solve_lattice",
+    ),
+    "optmech.lattice.ratios": (
+        "RATIO_MECHANISMS", "RatioCurve", "class_errors", "optimality_ratio", "optimality_ratios",
+        "ratio_cell", "ratio_sweep", "total_error",
+    ),
+})

@@ -45,7 +45,7 @@ from lp_models.lattice_objectives import (
 from lp_models.lattice_recurrences import pf_lattice_probabilities
 from lp_models.program import HighsModel, SolverError
 from lp_models.scaling import original_duals, scale_rows, scaled_program
-from optmech.lattice.solve_loop import _pair_keys, _violated_monotone_rows
+from optmech.lattice.solve_loop import pair_keys, violated_monotone_rows
 from optmech.validation import InvalidArgumentError
 
 __all__ = [
@@ -184,7 +184,7 @@ def solve_objective_with_highs(classes: LatticeClasses, epsilon: float, *, latti
         if not regular:
             break
         x = col_scale[:classes.num_variables] * sol.x[:classes.num_variables]
-        new_a, new_b = _violated_monotone_rows(classes, x, _pair_keys(classes, first, second))
+        new_a, new_b = violated_monotone_rows(classes, x, pair_keys(classes, first, second))
         if new_a.size == 0:
             break
         rows, scale = scale_rows(pair_rows(new_a, new_b, 1.0, lp.num_cols), col_scale)

@@ -46,7 +46,7 @@ and slower at eps = 0.5: IPX (7.8 s at n = k = 8 without monotonicity rows, then
 to build its preconditioning basis at n = k = 9), PDLP (73 s at n = k = 8 for a 6e-8 gap)
 and Clarabel's interior point (369 s at n = k = 8).  Eliminating privacy rows by
 substitution does not help either (Appendix D's LP, n = k = 8, against about 5 s for the
-held-row simplex): with the climbing rows eliminated (``x = `` climbing slacks plus the top
+held-row simplex): with the climbing rows eliminated (``x`` = climbing slacks plus the top
 value they lead to; 9867 rows instead of 33891) the primal simplex from PF takes 6.0 s (and
 more than 3 minutes at n = k = 9) and IPX 5.3 s (104 s at n = k = 9); with every privacy row
 eliminated (one row per class, columns up to 2k + 1 long) 15 s and 135 s, because the

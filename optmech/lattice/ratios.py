@@ -9,7 +9,9 @@ Permute-and-flip paper, Section 5 (Figure 2): the ratio of a mechanism ``M`` is
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -172,6 +174,31 @@ def ratio_cell(n: int, k: int, epsilon: float, mechanisms: list[str], weighting:
                        for name, value in optimality_ratios(optimum, mechanisms).items()}}
 
 
+def _split_mechanisms(mechanisms) -> tuple[dict[str, str], dict[str, Callable]]:
+    """``({label: built-in name}, {label: factory})`` of :func:`ratio_sweep`'s
+    ``mechanisms``."""
+    if isinstance(mechanisms, str) or callable(mechanisms):
+        mechanisms = [mechanisms]
+    items = (mechanisms.items() if isinstance(mechanisms, Mapping)
+             else [(m if isinstance(m, str) else getattr(m, "__name__", repr(m)), m)
+                   for m in mechanisms])
+    known = sorted({name.replace("-", "_") for name in MECHANISMS})
+    names, factories = {}, {}
+    for label, value in items:
+        if isinstance(value, str):
+            names[str(label).replace("-", "_") if label == value else str(label)] = \
+                check_choice(value.replace("-", "_"), "mechanism", known)
+        elif callable(value):
+            factories[str(label)] = value
+        else:
+            raise InvalidArgumentError("mechanism", value, "a name of "
+                                       + ", ".join(known) + " or a function epsilon -> "
+                                       "mechanism")
+    if not names and not factories:
+        raise InvalidArgumentError("mechanisms", mechanisms, "at least one mechanism")
+    return names, factories
+
+
 def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "lattice",
                 constraints: str = "regular", method: str = "auto",
                 time_limit: float | None = None, workers: int = 1, dask_scheduler=None,
@@ -179,7 +206,16 @@ def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "
     """Certified optimum and optimality ratios for every ``(n, k)`` in ``ns x ks`` and every
     epsilon (the curves of Figure 2): one :func:`ratio_cell` per point through
     :func:`optmech.sweep.run_sweep` (``workers``, ``dask_scheduler``, ``cache_dir``), with
-    a progress bar over the solves."""
+    a progress bar over the solves.
+
+    ``mechanisms``: built-in names (``"pf"``, ``"em"``, ``"rnm_laplace"``, ...), or your own
+    mechanisms as functions ``epsilon -> mechanism`` (anything with ``pmf(scores)``, see
+    :func:`~optmech.selection.mechanisms.as_mechanism`), in a list (labelled by the
+    function's ``__name__``) or a dict ``{label: name or function}``.  Built-in ratios are
+    computed inside the cells (cached, sent to workers); your mechanisms in this process,
+    against the optima the cells certified.  Each curve's ``ratios`` has the built-in
+    mechanisms first, then yours.
+    """
     from optmech.sweep import run_sweep
 
     ns = [check_integer(v, "n", minimum=2) for v in np.atleast_1d(ns)]
@@ -187,24 +223,28 @@ def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "
     eps = np.array([check_positive(e, "epsilon") for e in np.atleast_1d(epsilons)])
     if not ns or not ks or eps.size == 0:
         raise InvalidArgumentError("ns, ks, epsilons", (ns, ks, eps), "non-empty lists")
-    if isinstance(mechanisms, str):
-        mechanisms = [mechanisms]
-    known = sorted({name.replace("-", "_") for name in MECHANISMS})
-    mechanisms = [check_choice(m.replace("-", "_") if isinstance(m, str) else m, "mechanism",
-                               known) for m in mechanisms]
+    names, factories = _split_mechanisms(mechanisms)
     check_choice(weighting, "weighting", WEIGHTINGS)
     check_choice(constraints, "constraints", CONSTRAINTS)
     check_choice(method, "method", METHODS)
-    cells = [{"n": n, "k": k, "epsilon": float(e), "mechanisms": mechanisms,
+    cells = [{"n": n, "k": k, "epsilon": float(e), "mechanisms": sorted(set(names.values())),
               "weighting": weighting, "constraints": constraints, "method": method,
               "time_limit": time_limit} for n in ns for k in ks for e in eps]
     results = run_sweep(ratio_cell, cells, workers=workers, dask_scheduler=dask_scheduler,
                         cache_dir=cache_dir, desc="lattice ratios", show_progress=show_progress)
+    for cell, result in zip(cells, results):
+        result["ratios"] = {label: result["ratios"][name] for label, name in names.items()}
+        for label, factory in factories.items():
+            mechanism = _mechanism_at(factory(cell["epsilon"]), cell["epsilon"])
+            value = total_error(mechanism, cell["n"], cell["k"], weighting)
+            result["ratios"][label] = check_finite_result(value / result["total_error"],
+                                                          "the optimality ratio")
     curves = []
     for start in range(0, len(cells), eps.size):
         block = results[start:start + eps.size]
         curves.append(RatioCurve(
             n=cells[start]["n"], k=cells[start]["k"], epsilons=eps.copy(),
             total_errors=np.array([r["total_error"] for r in block]),
-            ratios={m: np.array([r["ratios"][m] for r in block]) for m in mechanisms}))
+            ratios={m: np.array([r["ratios"][m] for r in block])
+                    for m in [*names, *factories]}))
     return curves

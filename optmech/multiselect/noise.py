@@ -5,12 +5,12 @@ A.3: ``E|Y| = 1/eps``.  Laplace has scale ``1/eps`` (the only one of them that i
 eps-geographic DP); Gaussian ``sigma = sqrt(pi/2)/eps``; logistic ``s = 1/(2 ln2 eps)``.
 
 Exact cost of a fixed offset set.  With the offsets sorted and the Voronoi boundaries
-``m_i = (a_i + a_{i+1})/2`` (the user keeps the nearest result: ``h`` is increasing),
+``m_i = (a_i + a_{i+1})/2`` (the user keeps the nearest result: ``h`` is increasing), ::
 
     E min_i h(|Y - a_i|) = sum_i E[h(|Y - a_i|); m_{i-1} <= Y <= m_i].
 
 For ``h(t) = t`` every term is closed form in the cdf ``F`` and the stop-loss transform
-``Psi(y) = E(y - Y)^+ = int_{-inf}^y F``  (by symmetry ``E(Y - y)^+ = Psi(-y)``):
+``Psi(y) = E(y - Y)^+ = int_{-inf}^y F``  (by symmetry ``E(Y - y)^+ = Psi(-y)``)::
 
     E[(Y - a); a <= Y <= m] = Psi(-a) - Psi(-m) - (m - a) F(-m),
     E[(a - Y); l <= Y <= a] = Psi(a) - Psi(l) - (a - l) F(l),

@@ -5,7 +5,7 @@ Selections*, FORC 2025 (arXiv:2407.14641).  A user with private value ``u`` send
 ``s = u + Y`` with ``Y ~ Laplace(0, 1/eps)`` (eps-geographic DP, Definition 2); the server
 answers ``s + a_1, ..., s + a_k`` and the user keeps the result nearest to ``u``.  The user's
 cost is ``E min_i h(|Y + a_i|)``, which equals ``E min_i h(|Y - a_i|)`` because ``Y`` and
-``-Y`` have the same law, so
+``-Y`` have the same law, so ::
 
     f_h(eps, k) = min_{a in R^k} E_{Y ~ Laplace(1/eps)} min_i h(|Y - a_i|)        (14)
 
@@ -73,7 +73,6 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy import integrate, optimize
 
 from optmech.resources import require_memory
 from optmech.validation import InvalidArgumentError, check_integer, check_positive
@@ -237,6 +236,8 @@ def closed_form_offsets(k: int, epsilon: float) -> np.ndarray:
 
 
 def _quad(f, a, b, scale) -> float:
+    from scipy import integrate  # imported on use: the CLI starts fast
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", integrate.IntegrationWarning)
         value, error = integrate.quad(f, a, b, epsabs=1e-15 * scale, epsrel=_QUAD_RTOL,
@@ -269,6 +270,8 @@ class _UnitRecurrence:
             hi *= 2.0
             if hi > 2.0 ** 12:
                 raise ArithmeticError("no root of G(y) = D_b below 4096 (h too flat)")
+        from scipy import optimize
+
         return optimize.brentq(stationarity, 0.0, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps,
                                maxiter=500)
 

@@ -102,7 +102,7 @@ class TruncatedLaplace:
 
 
 def ring_expected_cost(offsets, epsilon: float, h=None) -> float:
-    """Expected ``h``(circle distance to the nearest result) under the ring's Laplace noise."""
+    """Expected ``h(circle distance to the nearest result)`` under the ring's Laplace noise."""
     epsilon = check_positive(epsilon, "epsilon")
     a = wrap(check_scores(np.array(offsets, dtype=float, ndmin=1), "offsets"))
     extended = np.concatenate([a - 2 * math.pi, a, a + 2 * math.pi])

@@ -35,6 +35,7 @@ from optmech.heterogeneous.scenarios import (
     FIGURE_SCENARIOS,
     SWEEP_T,
     correlation_scenario,
+    mean_interval,
     run_scenario,
     scenario_from_key,
 )
@@ -574,9 +575,9 @@ def _sweep_seeds(quick: bool, rng: np.random.Generator) -> list[Result]:
             correlation[t].append(scen.correlations[0])
 
     def interval(values):
-        values = np.asarray(values, dtype=float)
-        half = stats.t.ppf(0.975, values.size - 1) * values.std(ddof=1) / math.sqrt(values.size)
-        return float(values.mean()), float(half)
+        """``(mean, half-width)`` of the 95% confidence interval."""
+        mean, low, high = mean_interval(values)
+        return mean, (high - low) / 2
 
     rho = {t: interval(v) for t, v in correlation.items()}
     monotone = all(rho[a][0] < rho[b][0] for a, b in zip(SWEEP_T, SWEEP_T[1:]))

@@ -271,17 +271,19 @@ def _check_total(total, what: str) -> None:
 def laplace_noisy_max_pmf(scores, scale: float) -> np.ndarray:
     """``Pr[argmax_r (q_r + Z_r) = r]`` for i.i.d. ``Z_r ~ Laplace(0, scale)``.
 
-    Parameters
-    ----------
-    scores : 1-D array of finite scores (any magnitude up to the float range).
-    scale : the noise scale ``b > 0`` (``2Δ/ε`` for report-noisy-max, ``Δ/ε`` for
-        monotonic scores).
-
     Every probability is within about 1e-15 absolute and 1e-14 relative of the exact
     value (relative above ``FLOOR = 1e-250``, within ``FLOOR`` below), and the sum is
     checked to be 1 within 1e-12 (method, precision and cost in the module docstring).
     Raises :class:`~optmech.validation.InvalidArgumentError` on bad input and
     :class:`~optmech.selection.noisy_max.IntegrationError` if the check fails.
+
+    Parameters
+    ----------
+    scores
+        1-D array of finite scores (any magnitude up to the float range).
+    scale
+        the noise scale ``b > 0`` (``2Δ/ε`` for report-noisy-max, ``Δ/ε`` for
+        monotonic scores).
     """
     q = check_scores(scores)
     b = check_positive(scale, "scale")

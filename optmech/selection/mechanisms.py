@@ -17,6 +17,8 @@ direction (e.g. counts); it halves the noise for the same guarantee.
 
 from __future__ import annotations
 
+# The exact samplers and the report-noisy-max quadrature are imported where they are used,
+# so that `optmech select pmf --mechanism pf` and `optmech --help` start fast.
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -24,8 +26,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from optmech.resources import require_memory
-from optmech.selection.exact.sampling import exponential_mechanism_exact, permute_and_flip_exact
-from optmech.selection.laplace_noisy_max import laplace_noisy_max_pmf
 from optmech.selection.pf_probabilities import pf_log_probabilities, pf_probabilities
 from optmech.selection.samplers import (
     sample_exponential_mechanism,
@@ -213,6 +213,8 @@ class ExponentialMechanism(_ScaledMechanism):
         return sample_exponential_mechanism(log_weights(scores, self.exponent), count, rng)
 
     def _draw_exact(self, scores, count, rng):
+        from optmech.selection.exact.sampling import exponential_mechanism_exact
+
         return exponential_mechanism_exact(scores, *self._exact_parameters, self.monotonic,
                                            count, rng)
 
@@ -250,6 +252,8 @@ class PermuteAndFlip(_ScaledMechanism):
         return sample_permute_and_flip(log_weights(scores, self.exponent), count, rng)
 
     def _draw_exact(self, scores, count, rng):
+        from optmech.selection.exact.sampling import permute_and_flip_exact
+
         return permute_and_flip_exact(scores, *self._exact_parameters, self.monotonic,
                                       count, rng)
 
@@ -314,6 +318,8 @@ class ReportNoisyMax(_ScaledMechanism):
             return pf_probabilities(q, self.exponent)
         if self.noise == "gumbel":
             return ExponentialMechanism(self.epsilon, self.sensitivity, self.monotonic).pmf(q)
+        from optmech.selection.laplace_noisy_max import laplace_noisy_max_pmf
+
         return laplace_noisy_max_pmf(q, self.scale)
 
     def _draw(self, scores, count, rng):

@@ -156,14 +156,17 @@ def standardised_gaps(scores: np.ndarray, scale: float) -> np.ndarray:
 def noisy_max_pmf(scores, scales, noise: str = "laplace") -> np.ndarray:
     """``Pr[argmax_a (q_a + b_a Y_a) = r]`` for every candidate ``r``.
 
+    See the module docstring for the method and its accuracy (about 1e-12 absolute).
+
     Parameters
     ----------
-    scores : 1-D array of finite scores ``q_a``.
-    scales : a scale ``b_a >= 0`` per candidate, or one scale for all.
-    noise : "laplace", "exponential" or "gumbel" (standard forms: Laplace(0, 1),
+    scores
+        1-D array of finite scores ``q_a``.
+    scales
+        a scale ``b_a >= 0`` per candidate, or one scale for all.
+    noise
+        "laplace", "exponential" or "gumbel" (standard forms: Laplace(0, 1),
         Exp(1), Gumbel(0, 1)).
-
-    See the module docstring for the method and its accuracy (about 1e-12 absolute).
     """
     q = check_scores(scores)
     check_choice(noise, "noise", NOISES)

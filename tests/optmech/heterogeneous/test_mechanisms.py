@@ -272,7 +272,7 @@ def test_exact_sampling_keeps_fraction_parameters_exact(monkeypatch, make):
     samplers unrounded: every argument the exact PF sampler and the randomised-response
     coin receive is an int or a Fraction."""
     import optmech.heterogeneous.gem as gem_module
-    import optmech.selection.mechanisms as mechanisms_module
+    import optmech.selection.exact.sampling as sampling_module
 
     received = []
 
@@ -286,7 +286,7 @@ def test_exact_sampling_keeps_fraction_parameters_exact(monkeypatch, make):
         received.append(("coin", epsilon, None))
         return np.ones(count, dtype=bool)
 
-    monkeypatch.setattr(mechanisms_module, "permute_and_flip_exact", exact_pf)
+    monkeypatch.setattr(sampling_module, "permute_and_flip_exact", exact_pf)
     monkeypatch.setattr(gem_module, "bernoulli_logistic", exact_coin)
     scores = [Fraction(1, 3), Fraction(-2, 3), 2]
     sensitivities = [Fraction(1, 2), 1, Fraction(3, 4)]

@@ -21,7 +21,12 @@ from optmech.lattice.ratios import (
     ratio_sweep,
     total_error,
 )
-from optmech.selection.mechanisms import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
+from optmech.selection.mechanisms import (
+    ExponentialMechanism,
+    PermuteAndFlip,
+    PmfMechanism,
+    ReportNoisyMax,
+)
 from optmech.validation import InvalidArgumentError
 
 PAPER_THRESHOLD = math.log((3 + math.sqrt(5)) / 2)
@@ -122,3 +127,23 @@ def test_a_mechanism_at_another_epsilon_is_refused():
         optimality_ratio(lambda q: np.full(len(q), 0.3), optimum)    # not a pmf
     with pytest.raises(InvalidArgumentError):
         optimality_ratios(optimum, ["pf", "nope"])
+
+
+def reversed_pf(epsilon):
+    """PF with its pmf reached only through a plain function (a user's own mechanism)."""
+    return PmfMechanism(PermuteAndFlip(epsilon).pmf, epsilon=epsilon, name="my-pf")
+
+
+def test_ratio_sweep_takes_your_own_mechanisms_beside_the_built_in_ones():
+    curves = ratio_sweep([3], [2], [0.3, 1.0], {"pf": "pf", "mine": reversed_pf,
+                                                "noisy": "rnm-laplace"})
+    (curve,) = curves
+    np.testing.assert_allclose(curve.ratios["mine"], curve.ratios["pf"], rtol=1e-14)
+    assert set(curve.ratios) == {"pf", "mine", "noisy"}
+    np.testing.assert_allclose(curve.ratios["noisy"],
+                               ratio_sweep([3], [2], [0.3, 1.0], ["rnm-laplace"])[0]
+                               .ratios["rnm_laplace"], rtol=1e-15)
+    listed = ratio_sweep([3], [2], [0.3], [reversed_pf])[0]
+    assert list(listed.ratios) == ["reversed_pf"]
+    with pytest.raises(InvalidArgumentError):
+        ratio_sweep([3], [2], [0.3], [lambda eps: PermuteAndFlip(2 * eps)])   # wrong epsilon

@@ -4,13 +4,11 @@ answers (PF minimax-optimal only for n = 2, never optimal on the Δ-lattice, EM/
 import pytest
 
 from optmech.reproduce._runner import areas
-from optmech.reproduce.beyond import run
 
 
-@pytest.mark.slow
-def test_quick_reproduction(tmp_path):
+def test_quick_reproduction(quick_run):
     assert "beyond" in areas()
-    results = run(quick=True, out=tmp_path)
+    results, _ = quick_run("beyond")
     assert results and all(r.ok and r.status == "new" for r in results)
     assert len({r.name for r in results}) == len(results)
     by_name = {r.name.split(":")[0]: r.ours for r in results}
