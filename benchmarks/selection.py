@@ -1,6 +1,6 @@
 """Selection mechanisms: exact PF pmf and PF/EM sampling at up to 10^6 candidates.
 
-Tables (``benchmarks/results/selection_pmf.md`` and ``selection_sampling.md``):
+Tables (``selection_pmf.md``, ``selection_pmf_mpmath.md`` and ``selection_sampling.md``):
 
 * PF pmf by the cancellation-free integral against the paper's O(n^2) dynamic programme
   (Appendix E, alternating signs, float64) in the same process: time ratio and the
@@ -9,6 +9,11 @@ Tables (``benchmarks/results/selection_pmf.md`` and ``selection_sampling.md``):
 * one PF / EM draw at n candidates against OpenDP ``make_noisy_max`` (exact rational
   sampler; max-divergence = PF, zCDP = EM) and diffprivlib ``PermuteAndFlip`` when the
   ``peers`` extra is installed.
+
+The pmf's time depends on the number of BLAS threads (a matrix product per block of
+candidates; on a shared 2-core machine a second thread mostly waits), so both pmf tables
+are measured with BLAS pinned to one thread (threadpoolctl).  The peers' samplers have a
+random running time: they are timed as the mean over many single draws.
 
 Run: ``python -m benchmarks.selection [--quick]``.
 """
@@ -19,11 +24,14 @@ import argparse
 
 import numpy as np
 
-from benchmarks._report import best_time, write_table
+from benchmarks._report import (blas_threads, claim, measure, measure_draws,
+                                measure_interleaved, ratio, start, write_table)
 from optmech import ExponentialMechanism, PermuteAndFlip
 from optmech.selection.pf_probabilities import pf_probabilities
 
 EPSILON = 1.0
+DIFFPRIVLIB_DRAWS = 10      # its draws at 10^6 candidates take about 35 s each
+MPMATH_SIZES = [20, 50]     # n = 100 takes about 35 s per call
 
 
 def appendix_e_probabilities(scores: np.ndarray, exponent: float) -> np.ndarray:
@@ -47,21 +55,31 @@ def appendix_e_probabilities(scores: np.ndarray, exponent: float) -> np.ndarray:
     return p * total
 
 
-def pmf_rows(sizes, dp_limit):
+def pmf_rows(sizes, dp_limit, claims: list):
     rows = []
     rng = np.random.default_rng(0)
     for n in sizes:
         scores = rng.normal(size=n) * 3
-        ours, probs = best_time(lambda: pf_probabilities(scores, EPSILON / 2),
-                                repeat=3 if n < 10**6 else 1)
+        calls = {"optmech": lambda: pf_probabilities(scores, EPSILON / 2)}
         if n <= dp_limit:
-            baseline, dp_probs = best_time(lambda: appendix_e_probabilities(scores, EPSILON / 2),
-                                           repeat=1)
-            dp_error = float(np.abs(dp_probs - probs).max())
-            rows.append((n, ours, baseline, baseline / ours, f"{dp_error:.1e}",
-                         f"{abs(probs.sum() - 1):.1e}"))
+            calls["Appendix E"] = lambda: appendix_e_probabilities(scores, EPSILON / 2)
+        timings = measure_interleaved(calls)
+        ours = timings["optmech"]
+        probs = ours.result
+        claims.append(claim(f"selection.pmf.{n}", f"PF pmf (integral form), n = {n}",
+                            ours.cpu))
+        row = [n, ours.cpu, ours.wall]
+        if "Appendix E" in timings:
+            base = timings["Appendix E"]
+            speedup = ratio(base.cpu, ours.cpu)
+            claims.append(claim(f"selection.pmf_vs_appendix_e.{n}",
+                                f"PF pmf, speed-up over the O(n^2) recurrence, n = {n}",
+                                speedup))
+            row += [base.cpu, speedup, f"{np.abs(base.result - probs).max():.1e}"]
         else:
-            rows.append((n, ours, "not run (O(n^2))", "", "", f"{abs(probs.sum() - 1):.1e}"))
+            row += ["not run (O(n^2))", "", ""]
+        rows.append(row + [f"{abs(probs.sum() - 1):.1e}"])
+        print(" | ".join(map(str, rows[-1])), flush=True)
     return rows
 
 
@@ -78,16 +96,23 @@ def mpmath_probabilities(scores: np.ndarray, exponent: float, dps: int = 50) -> 
                 for pr in p]
 
 
-def mpmath_rows(sizes):
+def mpmath_rows(sizes, claims: list):
     rows = []
     rng = np.random.default_rng(2)
     for n in sizes:
         scores = rng.normal(size=n) * 3
-        ours, probs = best_time(lambda: pf_probabilities(scores, EPSILON / 2), repeat=5)
-        reference_time, reference = best_time(
-            lambda: mpmath_probabilities(scores, EPSILON / 2), repeat=1)
-        error = max(abs(float(a) - float(b)) for a, b in zip(probs, reference))
-        rows.append((n, ours, reference_time, reference_time / ours, f"{error:.1e}"))
+        timings = measure_interleaved(
+            {"optmech": lambda: pf_probabilities(scores, EPSILON / 2),
+             "mpmath": lambda: mpmath_probabilities(scores, EPSILON / 2)})
+        ours, reference = timings["optmech"], timings["mpmath"]
+        speedup = ratio(reference.cpu, ours.cpu)
+        claims.append(claim(f"selection.mpmath.{n}", f"PF pmf by 50-digit mpmath, n = {n}",
+                            reference.cpu))
+        claims.append(claim(f"selection.pmf_vs_mpmath.{n}",
+                            f"PF pmf, speed-up over 50-digit mpmath, n = {n}", speedup))
+        error = max(abs(float(a) - float(b)) for a, b in zip(ours.result, reference.result))
+        rows.append((n, ours.cpu, reference.cpu, reference.wall, speedup, f"{error:.1e}"))
+        print(" | ".join(map(str, rows[-1])), flush=True)
     return rows
 
 
@@ -105,7 +130,8 @@ def peer_samplers(scores_int: np.ndarray):
                                        scale=2.0 / EPSILON)
             samplers[(label, "OpenDP make_noisy_max")] = lambda meas=meas: meas(scores_int)
     except ImportError:
-        pass
+        samplers[("pf", "OpenDP make_noisy_max")] = None
+        samplers[("em", "OpenDP make_noisy_max")] = None
     try:
         from diffprivlib.mechanisms import PermuteAndFlip as DiffprivlibPF
 
@@ -116,49 +142,82 @@ def peer_samplers(scores_int: np.ndarray):
 
         samplers[("pf", "diffprivlib PermuteAndFlip")] = diffprivlib_pf
     except ImportError:
-        pass
+        samplers[("pf", "diffprivlib PermuteAndFlip")] = None
     return samplers
 
 
-def sampling_rows(n):
+def sampling_rows(n, claims: list):
     rng = np.random.default_rng(1)
     scores_int = rng.integers(0, 10_000, n).astype(np.int64)
     scores = scores_int.astype(float)
-    ours = {"pf": PermuteAndFlip(EPSILON), "em": ExponentialMechanism(EPSILON)}
-    our_time = {label: best_time(lambda m=mech: m.sample(scores, rng=rng), repeat=5)[0]
-                for label, mech in ours.items()}
-    rows = [(label.upper(), "optmech", n, our_time[label], "1.0") for label in ours]
+    ours = {label: measure(lambda m=mech: m.sample(scores, rng=rng))
+            for label, mech in (("pf", PermuteAndFlip(EPSILON)),
+                                ("em", ExponentialMechanism(EPSILON)))}
+    rows = [(label.upper(), "optmech (floating point)", n, timing.cpu, timing.wall, "1")
+            for label, timing in ours.items()]
     for (label, peer), draw in peer_samplers(scores_int).items():
-        seconds, _ = best_time(draw, repeat=1 if "diffprivlib" in peer else 3)
-        rows.append((label.upper(), peer, n, seconds, f"{seconds / our_time[label]:.1f}"))
+        if draw is None:
+            rows.append((label.upper(), peer, n, "not installed", "", ""))
+            continue
+        diffprivlib = "diffprivlib" in peer
+        theirs = measure_draws(draw, **({"min_draws": DIFFPRIVLIB_DRAWS, "budget": 0.0}
+                                        if diffprivlib and n > 10**5 else {}))
+        slower = ratio(theirs.cpu, ours[label].cpu)
+        key = f"{label}.{'diffprivlib' if diffprivlib else 'opendp'}.{n}"
+        claims.append(claim(f"selection.sample.{key}", f"one {label.upper()} draw by {peer}, "
+                                                        f"n = {n}", theirs.cpu))
+        claims.append(claim(f"selection.sample_ratio.{key}",
+                            f"{peer} time / optmech time, one {label.upper()} draw, n = {n}",
+                            slower))
+        rows.append((label.upper(), peer, n, theirs.cpu, theirs.wall, slower))
+        print(" | ".join(map(str, rows[-1])), flush=True)
+    claims[:0] = [claim(f"selection.sample.{label}.optmech.{n}",
+                        f"one {label.upper()} draw by optmech (floating point), n = {n}",
+                        timing.cpu) for label, timing in ours.items()]
     return rows
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="smaller sizes")
-    args = parser.parse_args(argv)
-    sizes = [10**3, 10**4, 10**5] if args.quick else [10**3, 10**4, 10**5, 10**6]
-    write_table(
-        "selection_pmf", "Exact PF pmf: integral form vs the paper's O(n^2) recurrence",
-        ["n", "optmech s", "Appendix E s", "speed-up", "Appendix E max abs error",
-         "|sum - 1|"],
-        pmf_rows(sizes, dp_limit=10**4),
-        notes="Random N(0, 9) scores, epsilon = 1.  The recurrence's error is its distance "
-              "from the integral form (itself within 1e-13 of mpmath in the tests).")
-    write_table(
-        "selection_pmf_mpmath", "Exact PF pmf: float64 integral vs mpmath at 50 digits",
-        ["n", "optmech s", "mpmath s", "speed-up", "max abs difference"],
-        mpmath_rows([20, 50] if args.quick else [20, 50, 100]),
-        notes="Random N(0, 9) scores, epsilon = 1.  The difference is the float64 result's "
-              "error (the mpmath value is exact to ~1e-40).")
-    n = 10**5 if args.quick else 10**6
+    args = start(parser, argv)
+    sizes = [10**3, 10**4] if args.quick else [10**3, 10**4, 10**5, 10**6]
+    with blas_threads(1) as pinned:
+        how = ("BLAS pinned to one thread (threadpoolctl)" if pinned else
+               "BLAS threads NOT pinned (threadpoolctl is not installed)")
+        claims: list[str] = []
+        write_table(
+            "selection_pmf", "Exact PF pmf: integral form vs the paper's O(n^2) recurrence",
+            ["n", "optmech CPU s", "optmech wall s", "Appendix E CPU s", "speed-up (CPU)",
+             "Appendix E max abs error", "|sum - 1|"],
+            pmf_rows(sizes, 10**4, claims), claims=claims,
+            notes=f"Random N(0, 9) scores, epsilon = 1; {how}.  Seconds per call, median "
+                  "[min, max] over at least 5 runs, the two methods in alternating runs.  The "
+                  "recurrence's error is its distance from the integral form (itself within "
+                  "1e-13 of mpmath in the tests).")
+        claims = []
+        write_table(
+            "selection_pmf_mpmath", "Exact PF pmf: float64 integral vs mpmath at 50 digits",
+            ["n", "optmech CPU s", "mpmath CPU s", "mpmath wall s", "speed-up (CPU)",
+             "max abs difference"],
+            mpmath_rows([10] if args.quick else MPMATH_SIZES, claims), claims=claims,
+            notes=f"Random N(0, 9) scores, epsilon = 1; {how}.  Seconds per call, median "
+                  "[min, max] over at least 5 runs in alternating runs.  The difference is "
+                  "the float64 result's error (the mpmath value is exact to ~1e-40).  "
+                  "n = 100 (about 35 s per mpmath call, 0.5 ms for optmech) is left out of "
+                  "the full table to keep it within minutes.")
+    n = 10**4 if args.quick else 10**6
+    claims = []
     write_table(
         "selection_sampling", f"One PF / EM draw at n = {n} (integer scores in [0, 10^4))",
-        ["mechanism", "implementation", "n", "seconds per draw", "time / optmech"],
-        sampling_rows(n),
-        notes="Best of 5 (optmech), 3 (OpenDP) or 1 (diffprivlib) draws.  OpenDP samples "
-              "exactly from rationals; optmech's fast path uses floating-point noise.")
+        ["mechanism", "implementation", "n", "CPU s per draw", "wall s per draw",
+         "time / optmech (CPU)"],
+        sampling_rows(n, claims), claims=claims,
+        notes="optmech (floating-point fast path, deterministic running time): median [min, "
+              "max] over at least 5 runs.  OpenDP (exact, from rationals) and diffprivlib "
+              "(whose running time is random: it visits candidates in random order until a "
+              "coin accepts, removing each from a Python list): mean ± standard error over "
+              f"single draws (diffprivlib at n > 10^5: {DIFFPRIVLIB_DRAWS} draws).  The "
+              "ratio's spread divides the extremes (means -/+ 2 standard errors).")
 
 
 if __name__ == "__main__":

@@ -4,27 +4,26 @@ Claims measured, each against a baseline run in this process:
 
 * column generation solves (and certifies) the stopping LP at n = 1000 in seconds for the
   paper's parameters; baseline: HiGHS dual simplex on the full LP (1.0e6 columns at
-  n = 1000), run with a time limit, and timed in full at the sizes it manages;
+  n = 1000), run with a time limit (once: a run that hits the limit is not repeated), and
+  timed in full, in alternating runs with column generation, at the sizes it manages;
 * the certificate of every n = 1000 solution is checked on the full LP itself
   (``lp.max_violation`` of the rule, ``dual_objective`` of ``full_duals``);
 * the rank distribution of M* by the difference recurrence at n = 10^6, against the
   paper's binomial sum (log-gamma, O(n^2)) at n = 10^4.
 
-Run ``python -m benchmarks.stopping [--quick]``; writes ``benchmarks/results/stopping.md``
-(the full run also lists the ratio optimal / best p-mix over the issue's grid).
-Timings on a shared machine are indicative only.
+Run ``python -m benchmarks.stopping [--quick]``; writes ``stopping.md`` (the full run also
+lists the ratio optimal / best p-mix over a grid of n, ε, δ and l).
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-import time
 
 import numpy as np
 from scipy.special import gammaln
 
-from benchmarks._report import best_time, peak_rss_mib, write_table
+from benchmarks._report import (claim, format_number, measure, measure_interleaved,
+                                peak_rss_mib, ratio, start, write_table)
 from lp_models.program import SolverError, dual_objective
 from lp_models.stopping import full_duals, full_primal, rank_payoff, stopping_lp
 from optmech.secretary import ConvergenceError, optimal_private_rule, rank_distribution, threshold
@@ -33,17 +32,19 @@ PAPER_CASES = [(0.5, 0.01, 1), (0.5, 0.05, 2), (1.0, 0.01, 1), (0.1, 0.05, 1),
                (0.1, 0.01, 2), (1.0, 0.0, 2), (0.1, 0.0, 1)]
 
 
-def _timed(method, n, eps, delta, l, time_limit):
-    """(seconds, result or None, note) of one solve."""
-    started = time.perf_counter()
+def _solve(method, n, eps, delta, l, time_limit):
+    """(result or None, note) of one solve."""
     try:
-        result = optimal_private_rule(n, eps, delta, l, method=method, time_limit=time_limit)
-        return time.perf_counter() - started, result, ""
+        return optimal_private_rule(n, eps, delta, l, method=method, time_limit=time_limit), ""
     except ConvergenceError as stop:
-        return (time.perf_counter() - started, None,
-                f"limit {time_limit:g} s: value in [{stop.lower:.6g}, {stop.upper:.6g}]")
+        return None, (f"limit {time_limit:g} s: value in [{stop.lower:.6g}, "
+                      f"{stop.upper:.6g}]")
     except SolverError as error:
-        return time.perf_counter() - started, None, f"HiGHS: {error.status}"
+        return None, f"HiGHS: {error.status}"
+
+
+def _finished(outcome) -> bool:
+    return outcome[0] is not None
 
 
 def _certificate_gap(result) -> tuple[float, float]:
@@ -54,34 +55,62 @@ def _certificate_gap(result) -> tuple[float, float]:
     return lp.max_violation(point), bound - lp.objective_value(point)
 
 
-def _solver_rows(quick: bool):
+def _seconds(timing) -> str:
+    """CPU seconds of a timing, or, when its one run hit the (wall-clock) time limit, the
+    CPU seconds it had used then: a lower bound."""
+    if timing.complete:
+        return str(timing.cpu)
+    return (f"> {format_number(timing.cpu.center)} (limit hit after "
+            f"{format_number(timing.wall.center)} s wall)")
+
+
+def _solver_rows(quick: bool, claims: list):
     rows = []
     # Both solvers where HiGHS manages the full LP: the speed-up is a same-process ratio.
     for n in ((40, 80) if quick else (50, 100, 150)):
-        t_full, full, note_full = _timed("highs", n, 0.5, 0.01, 1, 300)
-        t_cg, cg, _ = _timed("column-generation", n, 0.5, 0.01, 1, 300)
-        diff = abs(full.expected_payoff - cg.expected_payoff) if full else math.nan
-        rows.append(("highs (full LP)", n, 0.5, 0.01, 1, t_full,
-                     full.iterations if full else "-", full.expected_payoff if full else "-",
-                     "1", note_full or "-"))
-        rows.append(("column generation", n, 0.5, 0.01, 1, t_cg, cg.iterations,
-                     cg.expected_payoff, f"{t_full / t_cg:.3g}", f"value difference {diff:.1e}"))
+        timings = measure_interleaved(
+            {"highs": lambda: _solve("highs", n, 0.5, 0.01, 1, 300),
+             "column-generation": lambda: _solve("column-generation", n, 0.5, 0.01, 1, 300)},
+            complete=_finished)
+        full, cg = timings["highs"], timings["column-generation"]
+        (full_result, note_full), (cg_result, _) = full.result, cg.result
+        speedup = ratio(full.cpu, cg.cpu)
+        claims.append(claim(f"stopping.cg_vs_highs.{n}", f"stopping LP, column generation vs "
+                            f"HiGHS on the full LP, n = {n}, eps 0.5, delta 0.01, l 1",
+                            speedup))
+        diff = abs(full_result.expected_payoff - cg_result.expected_payoff)
+        rows.append(("highs (full LP)", n, 0.5, 0.01, 1, _seconds(full),
+                     full_result.iterations, full_result.expected_payoff, "1",
+                     note_full or "-"))
+        rows.append(("column generation", n, 0.5, 0.01, 1, _seconds(cg), cg_result.iterations,
+                     cg_result.expected_payoff, speedup, f"value difference {diff:.1e}"))
     # n = 1000 (quick: 200): the baseline gets a time limit, column generation all cases.
-    n = 200 if quick else 1000
-    limit = 10.0 if quick else 60.0
-    t_full, full, note_full = _timed("highs", n, 0.5, 0.01, 1, limit)
-    rows.append(("highs (full LP)", n, 0.5, 0.01, 1, t_full, full.iterations if full else "-",
-                 full.expected_payoff if full else "-", "1", note_full or "-"))
-    cases = PAPER_CASES[:3] if quick else PAPER_CASES
-    for eps, delta, l in cases:
-        t_cg, cg, note = _timed("column-generation", n, eps, delta, l, 30.0 if quick else 120.0)
-        if cg is None:
-            rows.append(("column generation", n, eps, delta, l, t_cg, "-", "-", "-", note))
+    n = 150 if quick else 1000
+    limit = 3.0 if quick else 60.0
+    full = measure(lambda: _solve("highs", n, 0.5, 0.01, 1, limit), complete=_finished)
+    full_result, note_full = full.result
+    rows.append(("highs (full LP)", n, 0.5, 0.01, 1, _seconds(full),
+                 full_result.iterations if full_result else "-",
+                 full_result.expected_payoff if full_result else "-", "1", note_full or "-"))
+    for eps, delta, l in (PAPER_CASES[:2] if quick else PAPER_CASES):
+        limit = 30.0 if quick else 120.0
+        cg = measure(lambda: _solve("column-generation", n, eps, delta, l, limit),
+                     complete=_finished)
+        result, note = cg.result
+        if result is None:
+            rows.append(("column generation", n, eps, delta, l, _seconds(cg), "-", "-", "-",
+                         note))
             continue
-        violation, gap = _certificate_gap(cg)
-        speed = f"> {t_full / t_cg:.3g}" if full is None else f"{t_full / t_cg:.3g}"
-        rows.append(("column generation", n, eps, delta, l, t_cg, cg.iterations,
-                     cg.expected_payoff, speed if (eps, delta, l) == (0.5, 0.01, 1) else "-",
+        claims.append(claim(f"stopping.cg.{n}.eps{eps:g}.delta{delta:g}.l{l}",
+                            f"stopping LP by column generation, n = {n}, eps {eps:g}, delta "
+                            f"{delta:g}, l {l}", cg.cpu))
+        violation, gap = _certificate_gap(result)
+        speed = "-"
+        if (eps, delta, l) == (0.5, 0.01, 1):
+            speed = (str(ratio(full.cpu, cg.cpu)) if full.complete
+                     else f"> {format_number(full.cpu.center / cg.cpu.high)}")
+        rows.append(("column generation", n, eps, delta, l, _seconds(cg), result.iterations,
+                     result.expected_payoff, speed,
                      f"full-LP certificate: violation {violation:.1e}, gap {gap:.1e}"))
     return rows
 
@@ -100,53 +129,58 @@ def _binomial_sum(n: int) -> np.ndarray:
     return out
 
 
-def _rank_rows(quick: bool):
+def _rank_rows(quick: bool, claims: list):
     n = 3000 if quick else 10**4
-    t_sum, reference = best_time(lambda: _binomial_sum(n), repeat=1)
-    t_rec, fast = best_time(lambda: rank_distribution(n), repeat=5)
-    error = float(np.max(np.abs(fast / reference - 1)))
-    big = 10**6
-    t_big, r = best_time(lambda: rank_distribution(big), repeat=3)
+    timings = measure_interleaved({"sum": lambda: _binomial_sum(n),
+                                   "recurrence": lambda: rank_distribution(n)})
+    slow, fast = timings["sum"], timings["recurrence"]
+    error = float(np.max(np.abs(fast.result / slow.result - 1)))
+    speedup = ratio(slow.cpu, fast.cpu)
+    claims.append(claim(f"stopping.rank_recurrence_vs_sum.{n}", "rank distribution of M*, "
+                        f"difference recurrence vs the binomial sum, n = {n}", speedup))
+    big = 10**5 if quick else 10**6
+    large = measure(lambda: rank_distribution(big))
+    claims.append(claim(f"stopping.rank_recurrence.{big}", "rank distribution of M* by the "
+                        f"difference recurrence, n = {big}", large.cpu))
     return [
-        ("binomial sum (log-gamma)", n, t_sum, "1", "-"),
-        ("difference recurrence", n, t_rec, f"{t_sum / t_rec:.3g}",
-         f"max rel. diff {error:.1e}"),
-        ("difference recurrence", big, t_big, "-", f"sum - 1 = {r.sum() - 1:.1e}"),
+        ("binomial sum (log-gamma)", n, slow.cpu, "1", "-"),
+        ("difference recurrence", n, fast.cpu, speedup, f"max rel. diff {error:.1e}"),
+        ("difference recurrence", big, large.cpu, "-", f"sum - 1 = {large.result.sum() - 1:.1e}"),
     ]
 
 
 def _ratio_notes() -> str:
     from optmech.reproduce.secretary import ratio_table
 
-    rows = ratio_table()
     lines = ["### Ratio optimal / best p-mix, P(select the best)", "",
-             "| n | ε | δ | l | optimal | best p | p-mix | ratio | seconds |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {n} | {e:g} | {d:g} | {l} | {o:.6f} | {p:.6f} | {m:.6f} | {r:.4f} | {s:.2f} |"
-              for n, e, d, l, o, p, m, r, s in rows]
+             "| n | ε | δ | l | optimal | best p | p-mix | ratio |",
+             "|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {n} | {e:g} | {d:g} | {l} | {o:.6f} | {p:.6f} | {m:.6f} | {r:.4f} |"
+              for n, e, d, l, o, p, m, r, _ in ratio_table()]
     return "\n".join(lines)
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes, a few seconds")
-    args = parser.parse_args(argv)
-
-    solver_rows = _solver_rows(args.quick)
-    rank_rows = _rank_rows(args.quick)
-    notes = ["Speed-up: HiGHS time / column-generation time in the same process "
-             "('>' when HiGHS hit its time limit). Certificates: the returned rule is a "
-             "point of the full LP (bound violation) and the multipliers give a dual bound "
-             "on it (gap), both by lp_models.program.",
+    args = start(parser, argv)
+    claims: list[str] = []
+    solver_rows = _solver_rows(args.quick, claims)
+    rank_rows = _rank_rows(args.quick, claims)
+    notes = [("CPU seconds per solve, median [min, max] over at least 5 runs ('> s': one run "
+              "that hit its time limit, not repeated).  Speed-up: HiGHS time / "
+              "column-generation time in the same process, in alternating runs ('>' when "
+              "HiGHS hit its time limit).  Certificates: the returned rule is a point of the "
+              "full LP (bound violation) and the multipliers give a dual bound on it (gap), "
+              "both by lp_models.program."),
              "", "### Rank distribution of M*", "",
-             "| method | n | seconds | speed-up | accuracy |", "|---|---|---|---|---|"]
-    notes += [f"| {m} | {n} | {t:.4g} | {s} | {a} |" for m, n, t, s, a in rank_rows]
+             "| method | n | CPU s | speed-up (CPU) | accuracy |", "|---|---|---|---|---|"]
+    notes += [f"| {m} | {n} | {t} | {s} | {a} |" for m, n, t, s, a in rank_rows]
     if not args.quick:
         notes += ["", _ratio_notes()]
     notes += ["", f"Peak memory of the benchmark process: {peak_rss_mib():.0f} MiB."]
     write_table("stopping", "Optimal private stopping rule: stopping LP",
-                ["solver", "n", "ε", "δ", "l", "seconds", "iterations", "P(best)",
-                 "speed-up", "check"], solver_rows, "\n".join(notes))
+                ["solver", "n", "ε", "δ", "l", "CPU s", "iterations", "P(best)",
+                 "speed-up (CPU)", "check"], solver_rows, "\n".join(notes), claims)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """`optmech bench`: forwards to `python -m benchmarks` of the source checkout."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -41,3 +42,21 @@ def test_outside_a_checkout_is_a_one_line_error(monkeypatch, tmp_path, capsys):
     code, _, err = run_cli_error(capsys, "bench")
     assert code == 2
     assert err.count("\n") == 1 and "source checkout" in err
+
+
+def test_json_is_the_runners_object_printed_once(monkeypatch, capsys):
+    payload = {"quick": True, "modules": ["gem"], "seconds": {"gem": 1.5},
+               "tables": {"gem": ["benchmarks/results/quick/gem.md"]},
+               "results": "benchmarks/results/quick/RESULTS.md"}
+    calls = []
+
+    def fake_run(command, cwd, stdout, text):
+        calls.append(command)
+        return subprocess.CompletedProcess(command, 0, stdout=json.dumps(payload) + "\n")
+
+    monkeypatch.chdir(REPO)
+    monkeypatch.setattr(bench.subprocess, "run", fake_run)
+    assert main(["bench", "--quick", "--only", "gem", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and json.loads(out) == payload
+    assert calls[0][-1] == "--json" and "--quick" in calls[0]
