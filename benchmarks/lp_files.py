@@ -10,8 +10,8 @@ Claims measured, each against a baseline run in this process — building the LP
   of magnitude more than the build at n = k = 8 (under a second of CPU), and the file read
   back is the same LP (``same_model``).
 
-Wall and CPU time (``time.process_time``) are medians of ``--repeat`` runs; the machine's
-load average is recorded with them (2 shared cores: timings are indicative).
+Wall and CPU time are medians [min, max] of at least 5 runs (``benchmarks._timing``); the
+table records the machine's load and BLAS threads.
 
 Run ``python -m benchmarks.lp_files [--quick]``; writes ``benchmarks/results/lp_files.md``.
 """
@@ -19,43 +19,40 @@ Run ``python -m benchmarks.lp_files [--quick]``; writes ``benchmarks/results/lp_
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
 import tempfile
 from pathlib import Path
 
-from benchmarks._report import peak_rss_mib, write_table
-from benchmarks.rnm_laplace import timed
+from benchmarks._report import claim, measure, peak_rss_mib, ratio, start, write_table
 from lp_models.lattice import reduced_lattice_lp
 from lp_models.program import read_lp
 
 
-def _median_time(fn, repeat: int):
-    """(median wall s, median CPU s, last result) of ``repeat`` calls."""
-    walls, cpus, result = timed(fn, repeat)
-    return statistics.median(walls), statistics.median(cpus), result
-
-
-def _rows(n: int, repeat: int, folder: Path, files: bool = True):
+def _rows(n: int, folder: Path, files: bool, claims: list):
     eps = 0.5
-    build_wall, build_cpu, lp = _median_time(lambda: reduced_lattice_lp(n, n, eps), repeat)
+    build = measure(lambda: reduced_lattice_lp(n, n, eps))
+    lp = build.result
     mps, text = folder / f"lattice{n}.mps", folder / f"lattice{n}.lp"
     size = f"n = k = {n}"
-    out = [(size, "build reduced_lattice_lp (baseline)", build_wall, build_cpu, "1", "-")]
+    out = [(size, "build reduced_lattice_lp (baseline)", build.wall, build.cpu, "1", "-")]
     steps = [
-        ("one row label (the last row)", lambda: lp.row_label(lp.num_rows - 1), None),
-        ("every row and column label", lambda: (lp.row_labels(), lp.column_labels()), None),
-        ("every row and column name", lambda: (lp.row_names(), lp.column_names()), None),
-        ("write .mps", lambda: lp.write(mps), mps),
-        ("write .lp", lambda: lp.write(text), text),
-        ("read .mps", lambda: read_lp(mps), None),
+        ("one row label (the last row)", "label", lambda: lp.row_label(lp.num_rows - 1), None),
+        ("every row and column label", "labels", lambda: (lp.row_labels(), lp.column_labels()),
+         None),
+        ("every row and column name", "names", lambda: (lp.row_names(), lp.column_names()),
+         None),
+        ("write .mps", "write_mps", lambda: lp.write(mps), mps),
+        ("write .lp", "write_lp", lambda: lp.write(text), text),
+        ("read .mps", "read_mps", lambda: read_lp(mps), None),
     ]
     if not files:                     # a large LP: the on-demand label only
         steps = steps[:1]
-    for label, fn, path in steps:
-        wall, cpu, _ = _median_time(fn, repeat)
+    for label, key, fn, path in steps:
+        timing = measure(fn)
+        versus = ratio(timing.cpu, build.cpu)
+        claims.append(claim(f"lp_files.{key}.{n}", f"{label} / building the LP, {size}",
+                            versus))
         note = f"{path.stat().st_size / 2**20:.1f} MiB" if path else "-"
-        out.append((size, label, wall, cpu, f"{wall / build_wall:.3g}", note))
+        out.append((size, label, timing.wall, timing.cpu, versus, note))
     if files:
         same = read_lp(mps).same_model(lp)
         out.append((size, "read .mps is the same LP", "-", "-", "-", str(same)))
@@ -64,26 +61,21 @@ def _rows(n: int, repeat: int, folder: Path, files: bool = True):
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="n = k = 6 only (full: 6 and 8, and the label alone at 10)")
-    parser.add_argument("--repeat", type=int, default=5, help="runs per step (median)")
-    args = parser.parse_args(argv)
+    args = start(parser, argv)
     sizes = ((6, True),) if args.quick else ((6, True), (8, True), (10, False))
-    rows, shapes = [], []
+    rows, shapes, claims = [], [], []
     with tempfile.TemporaryDirectory() as folder:
         for n, files in sizes:
-            lp, block = _rows(n, args.repeat, Path(folder), files)
+            lp, block = _rows(n, Path(folder), files, claims)
             rows += block
             shapes.append(f"n = k = {n}: {lp.num_cols} columns, {lp.num_rows} rows, "
                           f"{lp.num_nonzeros} nonzeros")
-    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
-    notes = ("Ratio: wall time of the step / wall time of building the LP, same process. "
-             f"Medians of {args.repeat} runs. " + "; ".join(shapes) + ". "
-             f"Load average at the end (1, 5, 15 min): {load}. "
-             f"Peak memory of the benchmark process: {peak_rss_mib():.0f} MiB.")
+    notes = ("Wall and CPU seconds: median [min, max] of at least 5 runs.  Ratio: CPU time of "
+             "the step / CPU time of building the LP, same process.  " + "; ".join(shapes)
+             + f".  Peak memory of the benchmark process: {peak_rss_mib():.0f} MiB.")
     write_table("lp_files", "LP labels and MPS/LP files (reduced lattice LP, eps = 0.5)",
-                ["size", "step", "wall (s)", "CPU (s)", "ratio to build", "file / check"],
-                rows, notes)
+                ["size", "step", "wall (s)", "CPU (s)", "ratio to build (CPU)",
+                 "file / check"], rows, notes, claims)
 
 
 if __name__ == "__main__":
