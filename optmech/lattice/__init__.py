@@ -7,11 +7,20 @@ Figure 2) and Appendix D.  The LP itself is built in :mod:`lp_models.lattice`.
 * :mod:`~.optimum`: :func:`solve_lattice`, the certified optimum (exactly feasible primal
   checked with numpy, dual bound recomputed, gap reported);
 * :mod:`~.solve_loop`: the HiGHS rounds behind it (held rows, row generation);
+* :mod:`~.bound`: :func:`bound_lattice`, a certified bracket on the optimum at sizes the
+  exact solve cannot reach (restarted PDHG, no LP solver), and ratio brackets from it;
 * :mod:`~.ratios`: exact optimality ratios of PF, EM, report-noisy-max or any mechanism
   with a ``pmf``, and the sweeps behind Figure 2;
 * :mod:`~.inputs`: argument checks shared by both.
 """
 
+from optmech.lattice.bound import (
+    LatticeBracket,
+    RatioBands,
+    bound_lattice,
+    bound_sweep,
+    bracket_ratios,
+)
 from optmech.lattice.optimum import (
     GAP_TOLERANCE,
     METHODS,
@@ -34,11 +43,16 @@ from optmech.lattice.ratios import (
 
 __all__ = [
     "GAP_TOLERANCE",
+    "LatticeBracket",
     "LatticeOptimum",
     "LatticeSolutionMechanism",
     "METHODS",
     "RATIO_MECHANISMS",
+    "RatioBands",
     "RatioCurve",
+    "bound_lattice",
+    "bound_sweep",
+    "bracket_ratios",
     "class_errors",
     "lattice_lp_size",
     "optimality_ratio",

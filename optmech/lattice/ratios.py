@@ -44,6 +44,7 @@ __all__ = [
     "optimality_ratios",
     "ratio_cell",
     "ratio_sweep",
+    "sweep_cells",
     "total_error",
 ]
 
@@ -171,6 +172,25 @@ def ratio_cell(n: int, k: int, epsilon: float, mechanisms: list[str], weighting:
                        for name, value in optimality_ratios(optimum, mechanisms).items()}}
 
 
+def sweep_cells(ns, ks, epsilons, mechanisms, weighting: str, constraints: str, **fixed
+                ) -> tuple[list[dict], np.ndarray]:
+    """The checked cells of a ratio sweep, ``(n, k)`` in ``ns x ks`` outermost and epsilon
+    innermost, each with the mechanisms, weighting, constraints and the ``fixed`` keyword
+    arguments of its cell function; and the epsilon grid."""
+    ns = [check_integer(v, "n", minimum=2) for v in np.atleast_1d(ns)]
+    ks = [check_integer(v, "k", minimum=1) for v in np.atleast_1d(ks)]
+    eps = np.array([check_positive(e, "epsilon") for e in np.atleast_1d(epsilons)])
+    if not ns or not ks or eps.size == 0:
+        raise InvalidArgumentError("ns, ks, epsilons", (ns, ks, eps), "non-empty lists")
+    mechanisms = [check_choice(m, "mechanism", RATIO_MECHANISMS) for m in mechanisms]
+    check_choice(weighting, "weighting", WEIGHTINGS)
+    check_choice(constraints, "constraints", CONSTRAINTS)
+    cells = [{"n": n, "k": k, "epsilon": float(e), "mechanisms": mechanisms,
+              "weighting": weighting, "constraints": constraints, **fixed}
+             for n in ns for k in ks for e in eps]
+    return cells, eps
+
+
 def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "lattice",
                 constraints: str = "regular", method: str = "auto",
                 time_limit: float | None = None, workers: int = 1, dask_scheduler=None,
@@ -181,18 +201,9 @@ def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "
     a progress bar over the solves."""
     from optmech.sweep import run_sweep
 
-    ns = [check_integer(v, "n", minimum=2) for v in np.atleast_1d(ns)]
-    ks = [check_integer(v, "k", minimum=1) for v in np.atleast_1d(ks)]
-    eps = np.array([check_positive(e, "epsilon") for e in np.atleast_1d(epsilons)])
-    if not ns or not ks or eps.size == 0:
-        raise InvalidArgumentError("ns, ks, epsilons", (ns, ks, eps), "non-empty lists")
-    mechanisms = [check_choice(m, "mechanism", RATIO_MECHANISMS) for m in mechanisms]
-    check_choice(weighting, "weighting", WEIGHTINGS)
-    check_choice(constraints, "constraints", CONSTRAINTS)
     check_choice(method, "method", METHODS)
-    cells = [{"n": n, "k": k, "epsilon": float(e), "mechanisms": mechanisms,
-              "weighting": weighting, "constraints": constraints, "method": method,
-              "time_limit": time_limit} for n in ns for k in ks for e in eps]
+    cells, eps = sweep_cells(ns, ks, epsilons, mechanisms, weighting, constraints,
+                             method=method, time_limit=time_limit)
     results = run_sweep(ratio_cell, cells, workers=workers, dask_scheduler=dask_scheduler,
                         cache_dir=cache_dir, desc="lattice ratios", show_progress=show_progress)
     curves = []
@@ -201,5 +212,6 @@ def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "
         curves.append(RatioCurve(
             n=cells[start]["n"], k=cells[start]["k"], epsilons=eps.copy(),
             total_errors=np.array([r["total_error"] for r in block]),
-            ratios={m: np.array([r["ratios"][m] for r in block]) for m in mechanisms}))
+            ratios={m: np.array([r["ratios"][m] for r in block])
+                    for m in cells[start]["mechanisms"]}))
     return curves
