@@ -23,8 +23,8 @@ import numpy as np
 
 from benchmarks._report import best_time, write_table
 from optmech import ExponentialMechanism, PermuteAndFlip
-from optmech.selection.samplers import as_generator, sample_shape, shaped
-from optmech.validation import check_scores
+from optmech.selection.samplers import sample_shape, shaped
+from optmech.validation import check_rng, check_scores
 
 MECHANISMS = {"PF": PermuteAndFlip, "EM": ExponentialMechanism}
 
@@ -33,7 +33,7 @@ def sample_before(mech, scores, size=None, rng=None):
     """``SelectionMechanism.sample`` before the ``exact`` keyword (commit 9f0ca61)."""
     q = check_scores(scores)
     shape, count = sample_shape(size)
-    return shaped(mech._draw(q, count, as_generator(rng)), shape)
+    return shaped(mech._draw(q, count, check_rng(rng)), shape)
 
 
 def mean_time(fn, calls: int) -> float:

@@ -1,7 +1,8 @@
 """The discretised differential-integral LP (DILP) of multi-selection, with its dual.
 
-Paper: *Differential Privacy Under Multiple Selections*, Section 2.2, DILP (12) and its dual
-(13); Appendix A.2 for the ring.  Continuous problem: a user ``u`` receives a random vector
+Paper: Goel, Jiang, Korolova, Munagala, Sarmasarkar, *Differential Privacy Under Multiple
+Selections*, FORC 2025 (arXiv:2407.14641), Section 2.2, DILP (12) and its dual (13);
+Appendix A.2 for the ring.  Continuous problem: a user ``u`` receives a random vector
 ``x`` of ``k`` results with density ``g(u, x)``; the cost is
 ``sup_u int min_i h(|u - x_i|) g(u, x) dx`` (an epigraph variable ``kappa``), and
 eps-geographic DP is ``|d/du g(u, x)| <= eps g(u, x)`` (Lemma 12).
@@ -47,18 +48,23 @@ The response window then spans ``grid = 2 (max_spread + margin) + 1`` points per
 
 Ring: chains are cycles of ``grid`` positions; nothing is truncated.
 
-Primal (per model):   min  sum_v C_v p_v
-                      s.t. sum_v M_v p_v = 1                         (multiplier w)
-                           e^{a} p_tail(e) - p_head(e) >= 0            (multiplier mu_e >= 0)
-                           e^{a} p_head(e) - p_tail(e) >= 0            (multiplier nu_e >= 0)
-                           p >= 0,            a = eps * spacing,
+::
+
+    Primal (per model):   min  sum_v C_v p_v
+                          s.t. sum_v M_v p_v = 1                         (multiplier w)
+                               e^{a} p_tail(e) - p_head(e) >= 0            (multiplier mu_e >= 0)
+                               e^{a} p_head(e) - p_tail(e) >= 0            (multiplier nu_e >= 0)
+                               p >= 0,            a = eps * spacing,
 
 over the chain positions ``v`` and the edges ``e`` between neighbouring positions.
 
-Dual (built as its own LP):  max w  s.t.  for every position v
-    M_v w + sum_{e: tail(e) = v} (e^{a} mu_e - nu_e)
-          + sum_{e: head(e) = v} (e^{a} nu_e - mu_e) <= C_v,
-    mu, nu >= 0, w free.
+::
+
+    Dual (built as its own LP):  max w  s.t.  for every position v
+        M_v w + sum_{e: tail(e) = v} (e^{a} mu_e - nu_e)
+              + sum_{e: head(e) = v} (e^{a} nu_e - mu_e) <= C_v,
+        mu, nu >= 0, w free.
+
 This corresponds to the paper's dual (13): ``w`` is ``int lambda`` (the weights
 ``delta(r)`` are uniform by invariance and absorbed), ``mu_e - nu_e`` is ``nu(r, v)``, and the
 two edge terms are the finite-difference form of ``nu_r + eps |nu|``.

@@ -28,6 +28,21 @@ Constraint sets (``constraints``):
   them, Proposition 2's argument applies on the lattice and every feasible point is ε-DP
   between all neighbouring vectors of ``Q``.
 
+Lattices (``lattice``):
+
+* ``"2delta"`` — the paper's bounded 2Δ-lattice: one lattice step is 2Δ, an item at level
+  ``j`` has error ``2j``, and Proposition 2's worst-case neighbour raises the selected item
+  by one step (``x[a] >= e^-eps x[next(a)]``).
+* ``"delta"`` — the bounded Δ-lattice ``{q in (Δ Z)^n : q* = 0, q* - q_r <= Δ k}`` (one
+  sensitivity step per lattice step, the grid of counts): an item at level ``j`` has error
+  ``j``.  Neighbours move every score by at most one step.  For a regular mechanism the
+  worst neighbour of ``(q, r)`` lowers ``r`` one step and raises every other item one step
+  (monotonicity), which by shift-invariance is ``q - 2Δ e_r``; the privacy row of
+  ``(q, r)`` is therefore ``x_r(q) >= e^-eps x_r(q + 2Δ e_r)``: the item raised by *two*
+  lattice steps, ``next(next(a))`` in the class chains of the 2Δ-lattice (the one-step
+  raise is the same map on levels), and dropped when that leaves the bounded lattice.  The
+  classes and the monotonicity rows (one-step raises) are those of the 2Δ-lattice.
+
 Reduced form (one vectorised pass): variables ``x[m, j]`` (see
 :mod:`lp_models.lattice_classes`), rows in this order: one sum-to-one row per class
 (``sum_j m_j x[m, j] = 1``), one privacy row per variable with a chain successor
@@ -50,12 +65,16 @@ from lp_models.program import LinearProgram
 
 __all__ = [
     "CONSTRAINTS",
+    "LATTICES",
     "WEIGHTINGS",
     "class_weights",
+    "delta_lattice_lp",
     "full_lattice_lp",
+    "level_error",
     "monotonicity_pair_blocks",
     "monotonicity_pairs",
     "pair_rows",
+    "privacy_pairs",
     "reduced_lattice_lp",
     "relaxed_lattice_lp",
     "variable_costs",
@@ -63,6 +82,7 @@ __all__ = [
 
 WEIGHTINGS = ("lattice", "cube")
 CONSTRAINTS = ("regular", "paper")
+LATTICES = ("2delta", "delta")
 FULL_MAX_VARIABLES = 200_000
 
 
@@ -76,10 +96,35 @@ def class_weights(classes: LatticeClasses, weighting: str = "lattice") -> np.nda
     raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
 
 
-def variable_costs(classes: LatticeClasses, weighting: str = "lattice") -> np.ndarray:
-    """Total-error cost of every variable: ``weight(m) * m_j * 2j`` (units of Δ)."""
-    weights = class_weights(classes, weighting)
-    return weights[classes.var_class] * classes.var_count * 2.0 * classes.var_level
+def level_error(lattice: str = "2delta") -> float:
+    """Error of one lattice step in units of Δ: 2 on the 2Δ-lattice, 1 on the Δ-lattice."""
+    if lattice not in LATTICES:
+        raise ValueError(f"lattice must be one of {LATTICES}, got {lattice!r}")
+    return 2.0 if lattice == "2delta" else 1.0
+
+
+def variable_costs(classes: LatticeClasses, weighting: str = "lattice",
+                   lattice: str = "2delta") -> np.ndarray:
+    """Total-error cost of every variable: ``weight(m) * m_j * 2j`` (units of Δ; ``j`` on the
+    Δ-lattice).  ``weighting`` may also be an array of class weights."""
+    weights = (class_weights(classes, weighting) if isinstance(weighting, str)
+               else np.asarray(weighting, dtype=float))
+    return (weights[classes.var_class] * classes.var_count * level_error(lattice)
+            * classes.var_level)
+
+
+def privacy_pairs(classes: LatticeClasses, lattice: str = "2delta"
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``(source, target)`` of every privacy row ``x[source] >= e^-eps x[target]``: one
+    lattice step up the class chains on the 2Δ-lattice, two steps on the Δ-lattice (see the
+    module docstring); rows whose target leaves the bounded lattice are dropped."""
+    level_error(lattice)
+    source = np.flatnonzero(classes.var_next >= 0)
+    target = classes.var_next[source]
+    if lattice == "delta":
+        keep = classes.var_next[target] >= 0
+        source, target = source[keep], classes.var_next[target[keep]]
+    return source, target
 
 
 def monotonicity_pair_blocks(classes: LatticeClasses):
@@ -160,20 +205,47 @@ def reduced_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice
     ``metadata``: ``classes`` (:class:`LatticeClasses`), ``objective_scale`` (multiply the
     objective by it for the total error), ``weights`` (class weights), ``num_class_rows``,
     ``num_privacy_rows``, ``privacy_source`` (the variable of each privacy row),
-    ``monotone_pairs`` (``(a, b)`` of the monotonicity rows, empty for ``"paper"``),
-    ``epsilon``, ``weighting``, ``constraints``.
+    ``privacy_target`` (the variable it points at), ``monotone_pairs`` (``(a, b)`` of the
+    monotonicity rows, empty for ``"paper"``), ``epsilon``, ``weighting``, ``constraints``,
+    ``lattice`` (``"2delta"``).
     """
     _check(n, k, epsilon, weighting, constraints)
+    return _class_lp(n, k, epsilon, weighting, constraints, normalise, classes,
+                     monotone_pairs, "2delta")
+
+
+def delta_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice",
+                     normalise: bool = True, classes: LatticeClasses | None = None,
+                     monotone_pairs: tuple[np.ndarray, np.ndarray] | None = None
+                     ) -> LinearProgram:
+    """The reduced LP of the optimal regular mechanism on the bounded Δ-lattice.
+
+    Same classes, class rows and monotonicity rows as :func:`reduced_lattice_lp` with
+    ``constraints="regular"``; the privacy rows raise the selected item by two lattice steps
+    (:func:`privacy_pairs`), and a level-``j`` item costs ``j`` (units of Δ).  With the
+    monotonicity rows every feasible point is ε-DP between all neighbouring vectors of the
+    bounded Δ-lattice (the argument of Proposition 2 with ``q - 2Δ e_r`` a lattice point);
+    ``monotone_pairs`` as in :func:`reduced_lattice_lp`.  Same ``metadata`` keys, with
+    ``lattice = "delta"``.
+    """
+    _check(n, k, epsilon, weighting, "regular")
+    return _class_lp(n, k, epsilon, weighting, "regular", normalise, classes,
+                     monotone_pairs, "delta")
+
+
+def _class_lp(n, k, epsilon, weighting, constraints, normalise, classes, monotone_pairs,
+              lattice) -> LinearProgram:
+    """The reduced LP on either lattice: class rows, privacy rows, monotonicity rows."""
     classes = lattice_classes(n, k) if classes is None else classes
     weights = class_weights(classes, weighting)
     scale = float(weights.sum()) if normalise else 1.0
-    cost = variable_costs(classes, weighting) / scale
+    cost = variable_costs(classes, weighting, lattice) / scale
     num_vars = classes.num_variables
 
     sums = sp.csr_matrix((classes.var_count, (classes.var_class, np.arange(num_vars))),
                          shape=(classes.num_classes, num_vars))
-    source = np.flatnonzero(classes.var_next >= 0)
-    privacy = pair_rows(source, classes.var_next[source], math.exp(-epsilon), num_vars)
+    source, target = privacy_pairs(classes, lattice)
+    privacy = pair_rows(source, target, math.exp(-epsilon), num_vars)
     blocks = [sums, privacy]
     if monotone_pairs is not None:
         first, second = (np.asarray(p, dtype=np.int64) for p in monotone_pairs)
@@ -187,15 +259,16 @@ def reduced_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice
     num_ineq = matrix.shape[0] - classes.num_classes
     row_lower = np.concatenate([np.ones(classes.num_classes), np.zeros(num_ineq)])
     row_upper = np.concatenate([np.ones(classes.num_classes), np.full(num_ineq, np.inf)])
+    name = "lattice-reduced" if lattice == "2delta" else "delta-lattice-reduced"
     return LinearProgram(
         cost=cost, matrix=matrix, row_lower=row_lower, row_upper=row_upper,
         col_lower=np.zeros(num_vars), col_upper=1.0 / classes.var_count, sense="min",
-        name=f"lattice-reduced(n={n}, k={k}, eps={epsilon:g}, {weighting}, {constraints})",
+        name=f"{name}(n={n}, k={k}, eps={epsilon:g}, {weighting}, {constraints})",
         metadata={"classes": classes, "objective_scale": scale, "weights": weights,
                   "num_class_rows": classes.num_classes, "num_privacy_rows": source.size,
-                  "privacy_source": source, "monotone_pairs": (first, second),
-                  "epsilon": float(epsilon), "weighting": weighting,
-                  "constraints": constraints})
+                  "privacy_source": source, "privacy_target": target,
+                  "monotone_pairs": (first, second), "epsilon": float(epsilon),
+                  "weighting": weighting, "constraints": constraints, "lattice": lattice})
 
 
 def relaxed_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice",
@@ -247,7 +320,8 @@ def _full_vectors(n: int, k: int) -> np.ndarray:
 
 
 def full_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice",
-                    constraints: str = "regular", normalise: bool = True) -> LinearProgram:
+                    constraints: str = "regular", normalise: bool = True,
+                    lattice: str = "2delta") -> LinearProgram:
     """The unreduced LP over every ``q in Q`` and ``r`` (small n, k only: a cross-check).
 
     Variables ``x_r(q)`` (``metadata["levels"][i]`` is the level vector of the i-th ``q``;
@@ -257,8 +331,14 @@ def full_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice",
     ``"regular"`` the monotonicity rows ``x_r(q + step_s) <= x_r(q)`` (``s != r``) and
     ``x_r(q + step_r) >= x_r(q)``, where ``step_s`` raises item ``s`` one lattice step (for a
     top item: the others sink one level) whenever the result stays in ``Q``.
+
+    ``lattice="delta"`` (``"regular"`` only): the privacy neighbour of ``(q, r)`` raises
+    ``r`` by two lattice steps (``step_r`` applied twice), and a level costs 1 instead of 2.
     """
     _check(n, k, epsilon, weighting, constraints)
+    unit = level_error(lattice)
+    if lattice == "delta" and constraints != "regular":
+        raise ValueError("the Δ-lattice LP has only the 'regular' constraint set")
     size = ((k + 1) ** n - k ** n) * n
     if size > FULL_MAX_VARIABLES:
         raise ValueError(f"full LP for n={n}, k={k} has {size} variables; "
@@ -279,16 +359,16 @@ def full_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice",
     depth = levels.max(axis=1)
     weight = np.ones(count) if weighting == "lattice" else (k + 1 - depth).astype(float)
     scale = float(weight.sum()) if normalise else 1.0
-    cost = (weight[:, None] * 2.0 * levels).ravel() / scale
+    cost = (weight[:, None] * unit * levels).ravel() / scale
     num_vars = count * n
 
-    def raised(item):
+    def raised(item, vectors=levels):
         """Level vectors after raising ``item`` one lattice step, normalised to q* = 0: a top
         item stays at level 0 while every other item sinks one level."""
-        up = levels.copy()
+        up = vectors.copy()
         top = up[:, item] == 0
         up[top] += 1
-        up[:, item] = np.where(top, 0, levels[:, item] - 1)
+        up[:, item] = np.where(top, 0, vectors[:, item] - 1)
         return up
 
     sums = sp.csr_matrix((np.ones(num_vars), (np.repeat(np.arange(count), n),
@@ -304,7 +384,13 @@ def full_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice",
     for r in range(n):
         up_idx = index(raised(r))
         ok = np.flatnonzero(up_idx >= 0)
-        add(ok * n + r, up_idx[ok] * n + r, math.exp(-epsilon), 0.0, np.inf)      # privacy
+        if lattice == "2delta":
+            add(ok * n + r, up_idx[ok] * n + r, math.exp(-epsilon), 0.0, np.inf)  # privacy
+        else:
+            up2 = raised(r)
+            up2_idx = np.where(up_idx >= 0, index(raised(r, up2)), -1)
+            ok2 = np.flatnonzero(up2_idx >= 0)
+            add(ok2 * n + r, up2_idx[ok2] * n + r, math.exp(-epsilon), 0.0, np.inf)
         if constraints == "regular":
             add(up_idx[ok] * n + r, ok * n + r, 1.0, 0.0, np.inf)                   # own score
             for s in range(n):
@@ -327,6 +413,7 @@ def full_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice",
         cost=cost, matrix=matrix, row_lower=np.concatenate(lower),
         row_upper=np.concatenate(upper), col_lower=np.zeros(num_vars),
         col_upper=np.ones(num_vars), sense="min",
-        name=f"lattice-full(n={n}, k={k}, eps={epsilon:g}, {weighting}, {constraints})",
+        name=f"lattice-full(n={n}, k={k}, eps={epsilon:g}, {weighting}, {constraints}, "
+             f"{lattice})",
         metadata={"levels": levels, "objective_scale": scale, "epsilon": float(epsilon),
-                  "weighting": weighting, "constraints": constraints})
+                  "weighting": weighting, "constraints": constraints, "lattice": lattice})

@@ -38,9 +38,9 @@ row, *every* monotonicity row of the regular LP (generated block by block by
 :func:`lp_models.lattice.monotonicity_pair_blocks`, never all held at once: 62.8 million
 at n = k = 12) and of ``x >= 0``, absolute (the values are probabilities).
 
-Primal repair (:func:`repair_primal`): clip at 0, renormalise each class, then mix with the
-strictly feasible ``(uniform + PF) / 2`` by the smallest common weight that makes every
-privacy and monotonicity row hold.
+Primal repair (:func:`repair_primal`): clip at 0, renormalise each class, then mix with a
+strictly feasible anchor (by default ``(uniform + PF) / 2``) by the smallest common weight
+that makes every privacy and monotonicity row hold.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lp_models.lattice import monotonicity_pair_blocks
+from lp_models.lattice import monotonicity_pair_blocks, privacy_pairs
 from lp_models.lattice_classes import LatticeClasses
 from lp_models.program import SolverError
 
@@ -177,21 +177,24 @@ def primal_violation(classes: LatticeClasses, epsilon: float, x: np.ndarray,
 
 
 def repair_primal(classes: LatticeClasses, epsilon: float, x: np.ndarray, pf: np.ndarray,
-                  regular: bool) -> np.ndarray:
+                  regular: bool, lattice: str = "2delta",
+                  anchor: np.ndarray | None = None) -> np.ndarray:
     """Make ``x`` satisfy every row exactly: clip, renormalise per class, then mix with the
-    strictly feasible ``(uniform + pf) / 2`` by the smallest weight that removes the largest
-    relative violation of a privacy or monotonicity row (every monotonicity row when
-    ``regular``, block by block)."""
+    strictly feasible ``anchor`` (default ``(uniform + pf) / 2``) by the smallest weight
+    that removes the largest relative violation of a privacy row of ``lattice`` (with
+    ``pf`` PF's point on that lattice) or of a monotonicity row (every one when ``regular``,
+    block by block).  Raises :class:`~lp_models.program.SolverError` if the anchor does not
+    meet a violated row strictly."""
     x = np.maximum(np.asarray(x, dtype=float), 0.0)
     totals = np.bincount(classes.var_class, weights=classes.var_count * x,
                          minlength=classes.num_classes)
     x = x / totals[classes.var_class]
-    anchor = 0.5 * (pf + 1.0 / classes.n)
+    if anchor is None:
+        anchor = 0.5 * (pf + 1.0 / classes.n)
     decay = math.exp(-epsilon)
 
     def rows():
-        source = np.flatnonzero(classes.var_next >= 0)
-        yield source, classes.var_next[source], decay
+        yield (*privacy_pairs(classes, lattice), decay)
         if regular:
             for a, b in monotonicity_pair_blocks(classes):
                 yield a, b, 1.0

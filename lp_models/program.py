@@ -252,7 +252,8 @@ def _highs_options(method: str, presolve: bool | None) -> dict[str, Any]:
     options: dict[str, Any] = {"solver": solver}
     if presolve is None and method == "ipm":
         # IPX after presolve, without crossover, returned wrong duals on the lattice LP
-        # (DESIGN.md); IPM runs without presolve unless the caller asks for it.
+        # (status "Unknown", measured with highspy 1.15); IPM runs without presolve unless
+        # the caller asks for it.
         presolve = False
     if presolve is not None:
         options["presolve"] = "on" if presolve else "off"
@@ -270,11 +271,16 @@ def solve(lp: LinearProgram, method: str = "auto", *, time_limit: float | None =
     method : "auto" | "simplex" | "ipm" | "pdlp"
         HiGHS ``solver`` option ("auto" lets HiGHS choose).  "ipm" runs without presolve
         unless ``presolve=True`` is passed.
-    time_limit : seconds, or None for no limit.  Hitting it raises :class:`SolverError`.
-    presolve : force HiGHS presolve on/off (None keeps HiGHS's default, see ``method``).
-    warm_start : a primal point handed to HiGHS with ``setSolution`` before ``run()``.
-    options : further HiGHS options, passed verbatim with ``setOptionValue``.
-    feasibility_tolerance : the largest absolute bound violation accepted in the returned
+    time_limit
+        seconds, or None for no limit.  Hitting it raises :class:`SolverError`.
+    presolve
+        force HiGHS presolve on/off (None keeps HiGHS's default, see ``method``).
+    warm_start
+        a primal point handed to HiGHS with ``setSolution`` before ``run()``.
+    options
+        further HiGHS options, passed verbatim with ``setOptionValue``.
+    feasibility_tolerance
+        the largest absolute bound violation accepted in the returned
         point (checked here with numpy, whatever HiGHS reports).
     """
     model = HighsModel(lp, method, presolve=presolve, options=options, verbose=verbose)

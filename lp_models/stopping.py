@@ -1,7 +1,7 @@
 """The LP of the optimal (ε, δ)-differentially private stopping rule, and its exact dual.
 
-Model (the private secretary paper, ``private-secretary-v2``): n candidates arrive in
-uniformly random order, the selector sees only relative ranks, and privacy is Definition 5
+Model (the private secretary paper, Grining et al., arXiv:2005.01586v4): n candidates
+arrive in uniformly random order, the selector sees only relative ranks, and privacy is Definition 5
 under the metric ``d_l`` of Definition 6.  A rank-based randomised stopping rule is given by
 
     x[i, r] = P(stop at time i and the current candidate has relative rank r),  1 <= r <= i <= n,
@@ -31,7 +31,7 @@ coefficient lies in [0, 1], so nothing overflows at any n.
 
 Privacy (Theorem 3.2 of the paper, tight): swapping the candidates of ranks a and b,
 ``|a - b| <= l``, exchanges q[a] and q[b] and changes nothing else, so a rule is
-(ε, δ)-DP under d_l exactly when ``q[a] <= e^ε q[b] + δ`` for all a != b, |a - b| <= l.
+(ε, δ)-DP under d_l exactly when ``q[a] <= e^ε q[b] + δ`` for all a != b, ``|a - b| <= l``.
 
 Objective: maximise ``sum_k payoff[k] q[k]`` for any rank payoff (:func:`rank_payoff`).
 
@@ -153,7 +153,7 @@ def triangle_index(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def privacy_pairs(n: int, l: int) -> tuple[np.ndarray, np.ndarray]:
-    """All ordered pairs (a, b), 0-based, with 0 < |a - b| <= l: one privacy row each."""
+    """All ordered pairs (a, b), 0-based, with ``0 < |a - b| <= l``: one privacy row each."""
     a = np.concatenate([np.arange(n - d) for d in range(1, l + 1)])
     b = np.concatenate([np.arange(d, n) for d in range(1, l + 1)])
     return np.concatenate([a, b]), np.concatenate([b, a])

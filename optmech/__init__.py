@@ -16,29 +16,15 @@ LP models live in :mod:`lp_models`, symbolic verification of the papers' closed 
 :mod:`proofs`.
 """
 
-from optmech._version import __version__
-from optmech.selection.mechanisms import (
-    ExponentialMechanism,
-    PermuteAndFlip,
-    PrivacyGuarantee,
-    RandomizedResponse,
-    ReportNoisyMax,
-    SelectionMechanism,
-    UniformSelection,
-    make_mechanism,
-)
-from optmech.validation import InvalidArgumentError
+from optmech._lazy import lazy_exports
+from optmech._version import __version__ as __version__
 
-__all__ = [
-    "ExponentialMechanism",
-    "InvalidArgumentError",
-    "PermuteAndFlip",
-    "PrivacyGuarantee",
-    "RandomizedResponse",
-    "ReportNoisyMax",
-    "SelectionMechanism",
-    "UniformSelection",
-    "__version__",
-    "make_mechanism",
-]
-
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "optmech.selection.mechanisms": (
+        "ExponentialMechanism", "PermuteAndFlip", "PmfMechanism", "PrivacyGuarantee",
+        "RandomizedResponse", "ReportNoisyMax", "SelectionMechanism", "UniformSelection",
+        "as_mechanism", "make_mechanism",
+    ),
+    "optmech.validation": ("InvalidArgumentError",),
+})
+__all__ = sorted([*__all__, "__version__"])

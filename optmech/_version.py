@@ -1,3 +1,3 @@
 """The version of optmech (one place; read by packaging and by the sweep cache keys)."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -1,8 +1,11 @@
-"""Plain JSON values from the numpy-laden results of optmech (for ``--json`` and the caches)."""
+"""Plain JSON values from the numpy-laden results of optmech (for ``--json`` and the caches).
+
+Non-finite floats stay floats: the CLI refuses to print them (exit status 1) and the sweep
+cache refuses to store them, so neither ``"inf"`` strings nor ``null`` stand for a number.
+"""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -20,6 +23,4 @@ def to_jsonable(value: Any) -> Any:
         return to_jsonable(value.tolist())
     if isinstance(value, np.generic):
         return value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
     return value

@@ -1,4 +1,4 @@
-"""Identities of the heterogeneous-sensitivities paper (``heterogeneous-sensitivities.txt``).
+"""Identities of the heterogeneous-sensitivities paper (Antonova et al. 2025, arXiv:2501.05309).
 
 RNMH adds noise scaled by each candidate's own sensitivity ``Delta_a`` (exponential noise of
 mean ``2 Delta_a / eps``, or Laplace of scale ``Delta_a / eps``); Section IV-A and Appendix A
@@ -9,17 +9,20 @@ report-noisy-max on ``q'``; mGEM (Section IV-D) flips the sign of ``t``.
 
 from __future__ import annotations
 
+import itertools
 import random
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 import sympy
 
-from proofs.evidence import sym
+from proofs.evidence import mp, sym
+from proofs.papers import cite
 from proofs.registry import erratum_if, identity, verified_if
 
 PAPER = "heterogeneous"
-FILE = "heterogeneous-sensitivities.txt"
+SOURCE = cite(PAPER)
 
 
 @identity(
@@ -30,7 +33,7 @@ FILE = "heterogeneous-sensitivities.txt"
               "RNMH outputs candidate 1 with probability 0 under D and 1 - e^{-eps/4} under D', "
               "so it is not eps'-DP for any eps'.",
     sympy="And(Eq(P_D(1), 0), Eq(P_Dprime(1), 1 - exp(-epsilon/4)))",
-    source=f"{FILE}, Section IV-A (RNMH counter-example)",
+    source=f"{SOURCE}, Section IV-A (RNMH counter-example)",
     methods=("symbolic simplification",),
 )
 def check_rnmh_counterexample():
@@ -64,7 +67,7 @@ def check_rnmh_counterexample():
               "score 0) against k-1 candidates of sensitivity 1 (scores 0 in D1, 1 in D2): "
               "Pr[M(D1) = 1]/Pr[M(D2) = 1] = (1/2)^{k-1}/((e^{-eps}/2)^{k-1}) = e^{(k-1) eps}.",
     sympy="Eq((Rational(1, 2))**(k - 1)/(exp(-epsilon)/2)**(k - 1), exp((k - 1)*epsilon))",
-    source=f"{FILE}, Appendix A (counter-example with Laplace noise, equations (8)-(15))",
+    source=f"{SOURCE}, Appendix A (counter-example with Laplace noise, equations (8)-(15))",
     methods=("symbolic simplification",),
 )
 def check_rnmh_laplace():
@@ -98,7 +101,7 @@ def check_rnmh_laplace():
     statement="Section IV-A: RNMH with Laplace noise of scale Delta_a/eps is (k-1) eps-DP for k "
               "candidates (and this is tight).",
     sympy="LessThan(privacy_loss(RNMH_Laplace, k), (k - 1)*epsilon)",
-    source=f"{FILE}, Section IV-A (paragraph after the exponential-noise counter-example)",
+    source=f"{SOURCE}, Section IV-A (paragraph after the exponential-noise counter-example)",
     methods=("symbolic simplification", "asymptotic limit"),
 )
 def check_rnmh_laplace_bound():
@@ -175,7 +178,7 @@ def _gem_scores(q, sens, t):
               "Delta_a')]/(Delta_a + Delta_a') has sensitivity at most 1, is <= 0, and its maximum "
               "is 0, attained at the maximiser of q_a - t Delta_a.",
     sympy="Eq(Max(qprime(a)), 0)",
-    source=f"{FILE}, Section IV-C, equations (6)-(7)",
+    source=f"{SOURCE}, Section IV-C, equations (6)-(7)",
     methods=("exact rational arithmetic", "symbolic simplification"),
 )
 def check_gem_scores():
@@ -214,7 +217,7 @@ def check_gem_scores():
               "max_j {q_j - Delta_j 4 log(|A|/beta)/eps}; t = -L (mGEM) gives q_chosen >= "
               "max_j q_j - Delta_chosen 4 log(|A|/beta)/eps.",
     sympy="GreaterThan(q_hat, q_j - Delta_hat*(L - t) - Delta_j*(L + t))",
-    source=f"{FILE}, Section IV-D (utility bound algebra for GEM and mGEM)",
+    source=f"{SOURCE}, Section IV-D (utility bound algebra for GEM and mGEM)",
     methods=("symbolic simplification", "exact rational arithmetic"),
 )
 def check_gem_bounds():
@@ -267,7 +270,7 @@ def check_gem_bounds():
               "equals GEM's normalised score, equation (6), computed exactly with fractions; "
               "the library's RNMH object reproduces the Section IV-A counter-example.",
     sympy="Eq(gem_scores(q, Delta, t), qprime(q, Delta, t))",
-    source=f"{FILE}, Section IV-A and equation (6); as implemented in "
+    source=f"{SOURCE}, Section IV-A and equation (6); as implemented in "
            "optmech/heterogeneous/gem_transform.py and optmech/heterogeneous/noisy_max.py",
     methods=("exact rational arithmetic",),
 )
@@ -297,3 +300,347 @@ def check_library_heterogeneous():
                 f"gives Pr[1] = 0 under D and 1 - e^(-1/4) under D', and claims no guarantee: "
                 f"{'yes' if counter_ok else 'NO'}.")
     return verified_if(worst < 1e-12 and counter_ok, evidence)
+
+
+# --- Appendix B: random stopping with exponential noise -------------------------------------
+#
+# k candidates; candidate 1 has sensitivity 0 (no noise), the others sensitivity 1 and noise
+# Exp(rate eps/6).  D1: every score 1.  D2: candidate 1 scores 1, the others 0.  Each draw
+# picks a candidate uniformly; K ~ Geometric(gamma) draws, P(K = t) = gamma (1-gamma)^(t-1).
+# Under D1 candidate 1 wins only if every draw is candidate 1; under D2 if it is drawn at
+# least once and every other draw has noise <= 1 (probability c = 1 - e^(-eps/6)).  With
+# G(x) = E[x^K] = gamma x / (1 - (1-gamma) x), a = (1 + (k-1)c)/k and b = (k-1)c/k:
+#     P1 = G(1/k),  P2 = G(a) - G(b)   (all draws "candidate 1 or a low other", minus
+#                                        those with no draw of candidate 1).
+# The printed derivation uses sum_t (1-gamma)^t x^t for E[x^K] and keeps the term with no
+# draw of candidate 1 (s = t in its binomial sum), i.e. P2_printed = G'(a) with
+# G'(x) = (1-gamma) x / (1 - (1-gamma) x), P1_printed = G'(1/k).
+
+
+def exponential_low(epsilon) -> "mpmath.mpf":
+    """``c = Pr[Exp(rate eps/6) <= 1] = 1 - e^{-eps/6}`` (mpmath)."""
+    return -mpmath.expm1(-mpmath.mpf(epsilon) / 6)
+
+
+def appendix_b_probabilities(k, gamma, c, printed: bool = False):
+    """``(Pr[M(D1) = 1], Pr[M(D2) = 1])`` of Appendix B's example, true or as printed, with
+    ``c`` the probability that an other candidate's noise is at most 1; exact for fractions
+    and SymPy numbers, to working precision for mpmath numbers."""
+    u = 1 - gamma
+    one = (c * 0 + 1) / k
+    a = (1 + (k - 1) * c) / k
+    b = (k - 1) * c / k
+    if printed:
+        series = lambda x: u * x / (1 - u * x)                   # noqa: E731
+        return series(one), series(a)
+    pgf = lambda x: gamma * x / (1 - u * x)                       # noqa: E731
+    return pgf(one), pgf(a) - pgf(b)
+
+
+def _enumerated_probabilities(k: int, gamma: Fraction, c: Fraction, draws: int):
+    """The same two probabilities by enumerating every sequence of up to ``draws`` draws
+    (exact fractions), plus the probability mass of longer runs (an upper bound on what is
+    left out)."""
+    p1 = p2 = Fraction(0)
+    for t in range(1, draws + 1):
+        stop = gamma * (1 - gamma) ** (t - 1)
+        for seq in itertools.product(range(k), repeat=t):
+            ones = sum(s == 0 for s in seq)
+            others = t - ones
+            if others == 0:
+                p1 += stop * Fraction(1, k) ** t
+            if ones:
+                p2 += stop * Fraction(1, k) ** t * c ** others
+    return p1, p2, (1 - gamma) ** draws
+
+
+@identity(
+    "heterogeneous.appendix_b_rs_exponential",
+    paper=PAPER,
+    statement="Appendix B: random stopping with exponential noise (Exp(eps/6)) on candidate 1 "
+              "(sensitivity 0) and k-1 candidates of sensitivity 1, scores all 1 in D1 and (1, "
+              "0, ..., 0) in D2: Pr[M(D2) = 1]/Pr[M(D1) = 1] = (1 + (k-1)(1 - e^{-eps/6})) / "
+              "(1 - (1-gamma)(1 + (k-1)(1 - e^{-eps/6}))/k) (1 - (1-gamma)/k), which tends to "
+              "infinity as k grows, so RS_gamma with exponential noise is not DP.",
+    sympy="Eq(Limit(P2(k)/P1(k), k, oo), oo)",
+    source=f"{SOURCE}, Appendix B (counter-example for RS_gamma with exponential noise)",
+    methods=("exact enumeration", "symbolic simplification", "mpmath at 50 digits"),
+)
+def check_appendix_b():
+    k, g, c = sympy.symbols("k gamma c", positive=True)
+    p1_printed, p2_printed = appendix_b_probabilities(k, g, c, printed=True)
+    printed_ratio = sympy.simplify(p2_printed / p1_printed)
+    paper_formula = (1 + (k - 1) * c) / (1 - (1 - g) / k * (1 + (k - 1) * c)) * (1 - (1 - g) / k)
+    printed_gap = sympy.simplify(printed_ratio - paper_formula)
+    # the limit carries sign(1/(1 - c(1 - gamma))), positive for c, gamma in (0, 1)
+    printed_limit = sympy.limit(printed_ratio, k, sympy.oo).subs(
+        {c: sympy.Rational(1, 7), g: sympy.Rational(1, 20)})
+    p1, p2 = appendix_b_probabilities(k, g, c)
+    ratio = sympy.simplify(p2 / p1)
+    closed = (1 - (1 - g) / k) / ((1 - (1 - g) * (1 + (k - 1) * c) / k)
+                                  * (1 - (1 - g) * (k - 1) * c / k))
+    closed_gap = sympy.simplify(ratio - closed)
+    limit = sympy.simplify(sympy.limit(ratio, k, sympy.oo))
+    sup = sympy.simplify(sympy.limit(limit, g, 0))
+    # enumeration with exact fractions (k = 2, 3; gamma = 1/3, c = 1/5): the formulas
+    worst = Fraction(0)
+    for kk in (2, 3):
+        gg, cc = Fraction(1, 3), Fraction(1, 5)
+        e1, e2, rest = _enumerated_probabilities(kk, gg, cc, 9 if kk == 2 else 7)
+        f1, f2 = appendix_b_probabilities(kk, gg, cc)
+        worst = max(worst, (abs(f1 - e1) + abs(f2 - e2)) / rest)
+    enumeration_ok = worst <= 2
+    # numbers: as printed and true, gamma = 0.05, eps = 1
+    with mpmath.workdps(50):
+        table = []
+        for kk in (2, 10, 100, 10 ** 4, 10 ** 6):
+            low = exponential_low(1)
+            q1, q2 = appendix_b_probabilities(kk, mpmath.mpf("0.05"), low, printed=True)
+            t1, t2 = appendix_b_probabilities(kk, mpmath.mpf("0.05"), low)
+            table.append((kk, q2 / q1, t2 / t1))
+        bound = mpmath.exp(mpmath.mpf(1) / 3)
+        grid_ok = True
+        for kk in (2, 5, 50, 10 ** 4):
+            for gg in ("0.0001", "0.01", "0.3", "0.9"):
+                for ee in (mpmath.mpf("0.1"), mpmath.mpf(1), mpmath.mpf(5)):
+                    t1, t2 = appendix_b_probabilities(kk, mpmath.mpf(gg), exponential_low(ee))
+                    grid_ok &= 1 <= t2 / t1 < mpmath.exp(ee / 3)
+    true_bounded = all(r < bound for _, _, r in table) and grid_ok and sympy.simplify(
+        sup - 1 / (1 - c) ** 2) == 0
+    printed_grows = printed_limit == sympy.oo and table[-1][1] > 10 ** 4
+    evidence = "\n".join([
+        f"SymPy: the printed derivation (E[x^K] taken as sum_t (1-gamma)^t x^t, and the term "
+        f"with no draw of candidate 1 kept) gives the printed ratio (difference {sym(printed_gap)})"
+        f", whose limit as k -> oo is {sym(printed_limit)} (shown at c = 1/7, gamma = 1/20).",
+        f"True probabilities (E[x^K] = gamma x/(1 - (1-gamma) x), minus the runs that never "
+        f"draw candidate 1): P2/P1 = {sym(closed)} (difference {sym(closed_gap)}); as k -> oo "
+        f"it tends to {sym(limit)}, and as also gamma -> 0 to {sym(sup)} = e^(eps/3) "
+        "(c = 1 - e^(-eps/6)).  On k in {2, 5, 50, 10^4}, gamma in {1e-4, 0.01, 0.3, 0.9}, "
+        f"eps in {{0.1, 1, 5}} the true ratio lies in [1, e^(eps/3)) ({grid_ok}).",
+        f"exact enumeration of every run of up to 9 (k = 2) or 7 (k = 3) draws, gamma = 1/3, "
+        f"c = 1/5: the true formulas agree up to at most twice the mass of the longer runs "
+        f"({enumeration_ok}).",
+        "gamma = 0.05, eps = 1 (50 digits): k, ratio as printed, true ratio: "
+        + "; ".join(f"{kk}: {mp(a, 6)}, {mp(b, 8)}" for kk, a, b in table)
+        + f"; e^(1/3) = {mp(bound, 8)}.",
+    ])
+    return erratum_if(
+        printed_grows and printed_gap == 0,
+        true_bounded and closed_gap == 0 and enumeration_ok, evidence,
+        corrected="In this example Pr[M(D2) = 1]/Pr[M(D1) = 1] = (1 - (1-gamma)/k) / ((1 - "
+                  "(1-gamma) a)(1 - (1-gamma) b)) with a = (1 + (k-1)c)/k, b = (k-1)c/k, c = 1 - "
+                  "e^(-eps/6); it tends to 1/(1 - (1-gamma)c)^2 as k -> oo and stays below "
+                  "e^(eps/3) < e^eps, so the example shows no privacy violation (whether RS_gamma "
+                  "with exponential noise is DP is left open by it).",
+        counterexample=f"gamma = 0.05, eps = 1, k = 10^6: the printed ratio is "
+                       f"{mp(table[-1][1], 6)}, the true ratio {mp(table[-1][2], 8)} "
+                       f"(< e^(1/3) = {mp(bound, 6)}).")
+
+
+@identity(
+    "heterogeneous.introduction_example",
+    paper=PAPER,
+    statement="Section I, equation (5): k/2 low candidates (score q1, sensitivity Delta1) against "
+              "k/2 high ones (q2 > q1, Delta2), RNMH noise Exp with mean 2 Delta/eps: the "
+              "expected left side of (5), max of the low noises minus max of the high noises, is "
+              "H_{k/2}(Delta1 - Delta2) (printed); RNMH can pick the high group with probability "
+              "below 1/2 when Delta1 > Delta2, RNM never; with Delta1 < Delta2 RNMH picks it more "
+              "often than RNM.",
+    sympy="Eq(Expectation(Max(z_low) - Max(z_high)), harmonic(k/2)*(Delta_1 - Delta_2))",
+    source=f"{SOURCE}, §I, equation (5) and its footnote",
+    methods=("symbolic simplification", "mpmath at 50 digits"),
+)
+def check_introduction_example():
+    from optmech.selection.noisy_max import noisy_max_pmf
+
+    z, mu = sympy.symbols("z mu", positive=True)
+    means = []
+    for m in range(1, 7):   # E[max of m i.i.d. Exp(mean mu)] from its cdf (1 - e^{-z/mu})^m
+        expected = sympy.integrate(1 - (1 - sympy.exp(-z / mu)) ** m, (z, 0, sympy.oo))
+        means.append(sympy.simplify(expected - mu * sympy.harmonic(m)))
+    eps, d1, d2 = sympy.symbols("epsilon Delta_1 Delta_2", positive=True)
+    m = sympy.Symbol("m", positive=True, integer=True)
+    lhs = 2 * d1 / eps * sympy.harmonic(m) - 2 * d2 / eps * sympy.harmonic(m)
+    printed_gap = sympy.simplify(lhs - sympy.harmonic(m) * (d1 - d2))
+    # probabilities of picking the high group, exact quadrature of noisy max
+    rng = np.random.default_rng(9)
+    rnm_min, rnmh_below, rnmh_better = 1.0, None, True
+    for _ in range(60):
+        half = int(rng.integers(1, 11))
+        e = float(rng.choice([0.1, 0.5, 1.0]))
+        gap = float(rng.uniform(0.1, 2.0))
+        s1, s2 = float(rng.uniform(0.2, 5)), float(rng.uniform(0.2, 5))
+        scores = [0.0] * half + [gap] * half
+        high = slice(half, 2 * half)
+        rnm = noisy_max_pmf(scores, 2 * max(s1, s2) / e, "exponential")[high].sum()
+        rnmh = noisy_max_pmf(scores, [2 * s1 / e] * half + [2 * s2 / e] * half,
+                             "exponential")[high].sum()
+        rnm_min = min(rnm_min, float(rnm))
+        if s1 > s2 and rnmh < 0.5 and rnmh_below is None:
+            rnmh_below = (half, e, gap, s1, s2, float(rnmh))
+        if s1 < s2:
+            rnmh_better &= bool(rnmh >= rnm - 1e-12)
+    ok = set(means) == {0} and printed_gap != 0 and rnm_min >= 0.5 - 1e-12 \
+        and rnmh_below is not None and rnmh_better
+    half, e, gap, s1, s2, value = rnmh_below or (0, 0, 0, 0, 0, 0)
+    evidence = "\n".join([
+        "SymPy: E[max of m i.i.d. Exp(mean mu)] - mu H_m = 0 for m = 1..6, so with means "
+        "2 Delta/eps the expected left side of (5) is (2/eps) H_(k/2) (Delta1 - Delta2); the "
+        f"printed H_(k/2)(Delta1 - Delta2) differs from it by {sym(printed_gap)}: it is the case "
+        "eps = 2 (the footnote drops the factor 2/eps).",
+        "exact quadrature (optmech.selection.noisy_max), 60 random instances (k/2 = 1..10, "
+        f"eps in {{0.1, 0.5, 1}}): RNM picks the high group with probability >= 1/2 always "
+        f"(smallest {rnm_min:.4f}); RNMH below 1/2 for k/2 = {half}, eps = {e:g}, gap "
+        f"{gap:.3f}, Delta = ({s1:.3f}, {s2:.3f}): {value:.4f}; with Delta1 < Delta2 RNMH picks "
+        f"the high group at least as often as RNM in every instance ({rnmh_better}).",
+    ])
+    return verified_if(ok, evidence)
+
+
+@identity(
+    "heterogeneous.two_candidates_hg",
+    paper=PAPER,
+    statement="Section V-A: with q1 < q2, HG(RNM, RNMH) = Pr[RNM picks candidate 1] - Pr[RNMH "
+              "picks candidate 1] is positive when Delta1 < Delta2 and negative when Delta1 > "
+              "Delta2; GEM keeps the better candidate on top when Delta1 > Delta2 and can prefer "
+              "the worse one (worse than random) when Delta1 < Delta2.",
+    sympy="Eq(sign(HG(RNM, RNMH)), sign(Delta_2 - Delta_1))",
+    source=f"{SOURCE}, §V-A (two-candidate setting) and §IV-D",
+    methods=("symbolic simplification", "exact rational arithmetic"),
+)
+def check_two_candidates():
+    from optmech.heterogeneous import GeneralisedExponentialMechanism
+
+    g, e, d1, d2 = sympy.symbols("g epsilon Delta_1 Delta_2", positive=True)
+    rnmh = 1 / (1 + d2 / d1) * sympy.exp(-e * g / (2 * d1))
+    large = sympy.simplify(sympy.Rational(1, 2) * sympy.exp(-e * g / (2 * d1)) - rnmh)  # D1 > D2
+    # d1 < d2: write d2 = d1 + w; both factors of RNMH's probability are smaller
+    w = sympy.Symbol("w", positive=True)
+    first = sympy.simplify(sympy.Rational(1, 2) - d1 / (2 * d1 + w))
+    exponent_gap = sympy.simplify(-e * g / (2 * (d1 + w)) + e * g / (2 * d1))
+    negative = sympy.simplify(large.subs(d1, d2 + w))
+    ok_symbolic = first.is_positive and exponent_gap.is_positive and \
+        sympy.simplify(negative * 2 * (2 * d2 + w) / sympy.exp(-e * g / (2 * (d2 + w)))
+                       + w) == 0
+    rng = random.Random(21)
+    bad, cases = 0, 0
+    for _ in range(200):
+        sens = [Fraction(rng.randint(1, 40), 8), Fraction(rng.randint(1, 40), 8)]
+        if sens[0] == sens[1]:
+            continue
+        q = [Fraction(0), Fraction(rng.randint(1, 40), 8)]
+        t_val = Fraction(rng.randint(1, 60), 8)
+        scores = _gem_scores(q, sens, t_val)
+        cases += 1
+        if sens[0] > sens[1]:
+            bad += not (scores[1] == 0 and scores[0] < 0)
+        else:
+            wrong = q[0] - t_val * sens[0] > q[1] - t_val * sens[1]
+            bad += wrong and not (scores[0] == 0 and scores[1] < 0)
+    mech = GeneralisedExponentialMechanism(0.1)
+    worse = float(mech.pmf([0.0, 1.0], [0.2, 2.0])[0])
+    ok = ok_symbolic and bad == 0 and worse > 0.5
+    evidence = "\n".join([
+        f"Delta1 < Delta2 (Delta2 = Delta1 + w): 1/2 - Delta1/(2 Delta1 + w) = {sym(first)} > 0 "
+        f"and the RNMH exponent is more negative by {sym(exponent_gap)} > 0, so HG > 0.",
+        f"Delta1 > Delta2 (Delta1 = Delta2 + w, global Delta = Delta1): HG = "
+        f"{sym(sympy.factor(negative))} < 0.",
+        f"GEM (exact fractions, {cases} random two-candidate instances, t > 0): with Delta1 > "
+        f"Delta2 the better candidate keeps q' = 0 and the worse gets q' < 0; with Delta1 < "
+        f"Delta2 the worse one is on top whenever q1 - t Delta1 > q2 - t Delta2 ({bad} "
+        f"exceptions).  GEM at eps = 0.1, q = (0, 1), Delta = (0.2, 2) picks the worse "
+        f"candidate with probability {worse:.4f} > 1/2 (worse than random).",
+    ])
+    return verified_if(ok, evidence)
+
+
+@identity(
+    "heterogeneous.truncated_negative_binomial",
+    paper=PAPER,
+    statement="Appendix C: the truncated negative binomial D_{eta,gamma} has Pr[K = k] = "
+              "(1-gamma)^k/(gamma^-eta - 1) prod_{l<k} (l + eta)/(l + 1) (eta != 0) and "
+              "(1-gamma)^k/(k log(1/gamma)) (eta = 0), sums to 1, has E[K] = eta(1-gamma)/"
+              "(gamma(1 - gamma^eta)) and (1/gamma - 1)/log(1/gamma); eta = 1 is the geometric "
+              "law, for which (2 + eta) eps = 3 eps recovers Liu and Talwar's bound.",
+    sympy="Eq(Sum(k*P(K, k), (k, 1, oo)), eta*(1 - g)/(g*(1 - g**eta)))",
+    source=f"{SOURCE}, §IV-B and Appendix C (Definition .1)",
+    methods=("symbolic simplification", "mpmath at 50 digits"),
+)
+def check_truncated_negative_binomial():
+    kk = sympy.Symbol("k", integer=True, positive=True)
+    gam = sympy.Symbol("gamma", positive=True)
+    x = 1 - gam
+    log_pmf = (x ** kk) / (kk * sympy.log(1 / gam))
+    def series(term):                      # the branch for |1 - gamma| < 1
+        value = sympy.simplify(sympy.summation(term, (kk, 1, sympy.oo)))
+        return value.args[0][0] if isinstance(value, sympy.Piecewise) else value
+
+    total0 = series(log_pmf)
+    mean0 = series(kk * log_pmf)
+    geometric = sympy.simplify((x ** kk / (1 / gam - 1)) - gam * x ** (kk - 1))
+    ok = True
+    lines = []
+    with mpmath.workdps(50):
+        worst = mpmath.mpf(0)
+        for eta in ("-0.5", "0.5", "1", "2.5"):
+            for g in ("0.05", "0.3"):
+                e, gg = mpmath.mpf(eta), mpmath.mpf(g)
+                term = 1 / (gg ** -e - 1)            # k = 0 factor; then times (1-g)(l+e)/(l+1)
+                total = mean = mpmath.mpf(0)
+                for k in range(1, 2601):             # (0.95)^2600 < 1e-57: the rest is negligible
+                    term *= (1 - gg) * (k - 1 + e) / k
+                    total += term
+                    mean += k * term
+                claimed = e * (1 - gg) / (gg * (1 - gg ** e))
+                worst = max(worst, abs(total - 1), abs(mean - claimed) / claimed)
+        ok &= worst < mpmath.mpf(10) ** -30
+        lines.append("mpmath (50 digits), eta in {-0.5, 0.5, 1, 2.5}, gamma in {0.05, 0.3}: the "
+                     "pmf sums to 1 and E[K] matches eta(1-gamma)/(gamma(1 - gamma^eta)) to "
+                     f"{'1e-30' if worst < mpmath.mpf(10) ** -30 else 'MORE than 1e-30'} "
+                     "(prod_(l<k)(l + eta)/(l + 1) = rising factorial (eta)_k / k!).")
+    mean_gap = sympy.simplify(mean0 - (1 / gam - 1) / sympy.log(1 / gam))
+    mean_gap = mean_gap.args[0][0] if isinstance(mean_gap, sympy.Piecewise) else mean_gap
+    ok &= sympy.simplify(total0 - 1) == 0 and mean_gap == 0 and geometric == 0
+    lines.append(f"SymPy, eta = 0: sum_k (1-gamma)^k/(k log(1/gamma)) = {sym(total0)}; E[K] minus "
+                 f"(1/gamma - 1)/log(1/gamma) = {sym(mean_gap)}.")
+    lines.append(f"eta = 1: (1-gamma)^k/(gamma^-1 - 1) - gamma (1-gamma)^(k-1) = {sym(geometric)} "
+                 "(the geometric law of RS_gamma), and (2 + 1) eps = 3 eps.")
+    return verified_if(ok, "\n".join(lines))
+
+
+@identity(
+    "heterogeneous.appendices_i_j",
+    paper=PAPER,
+    statement="Appendix I: for A independent Laplace(b_a) noises the maximum M has cdf "
+              "prod_a (1 - e^{-x/b_a}/2) for x > 0 (equation (16)) and Pr[M <= 0] = 2^{-A}.  "
+              "Appendix J: GEM's utility bound is worse than RNM's exactly when the best "
+              "candidate's sensitivity exceeds half the largest (18), and worse than uniform "
+              "selection's when Delta_* > (q_* - q_-)/(4 log(|A|/beta)/eps) (19).",
+    sympy="And(Eq(F_M(x), Product(1 - exp(-x/b(a))/2, (a, 1, A))), Eq(F_M(0), 2**(-A)))",
+    source=f"{SOURCE}, Appendix I (equation (16)) and Appendix J (equations (18)-(19))",
+    methods=("symbolic simplification",),
+)
+def check_appendices_i_j():
+    x, b, z = sympy.symbols("x b z", positive=True)
+    laplace_cdf = 1 - sympy.integrate(sympy.exp(-z / b) / (2 * b), (z, x, sympy.oo))
+    cdf_gap = sympy.simplify(laplace_cdf - (1 - sympy.exp(-x / b) / 2))
+    at_zero = sympy.integrate(sympy.exp(z / b) / (2 * b), (z, -sympy.oo, 0))
+    A = sympy.Symbol("A", integer=True, positive=True)
+    product_at_zero = sympy.simplify(at_zero ** A - 2 ** -A)
+    # Appendix J: RNM (sensitivity Delta = max) errs by <= 2 Delta log(|A|/beta)/eps, GEM by
+    # <= 4 Delta_* log(|A|/beta)/eps (Section IV-D), uniform by at most q_* - q_-.
+    d_star, d_max, L, span = sympy.symbols("Delta_star Delta_max L span", positive=True)
+    rnm_bound, gem_bound = 2 * d_max * L, 4 * d_star * L            # L = log(|A|/beta)/eps
+    condition_18 = sympy.solve(sympy.Eq(gem_bound, rnm_bound), d_star)
+    condition_19 = sympy.solve(sympy.Eq(gem_bound, span), d_star)
+    ok = cdf_gap == 0 and product_at_zero == 0 and condition_18 == [d_max / 2] and \
+        condition_19 == [span / (4 * L)]
+    evidence = "\n".join([
+        f"SymPy: Laplace(b) cdf at x > 0 minus (1 - e^(-x/b)/2) = {sym(cdf_gap)}; Pr[z <= 0] = "
+        f"{sym(at_zero)}, so for independent noises F_M(x) is the product (16) and "
+        f"Pr[M <= 0] - 2^(-A) = {sym(product_at_zero)}.",
+        f"GEM's bound 4 Delta_* log(|A|/beta)/eps equals RNM's 2 Delta_max log(|A|/beta)/eps at "
+        f"Delta_* = {sym(condition_18[0])} (18) and the score range q_* - q_- at Delta_* = "
+        f"{sym(condition_19[0])} with L = log(|A|/beta)/eps (19).",
+    ])
+    return verified_if(ok, evidence)

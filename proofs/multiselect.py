@@ -1,4 +1,4 @@
-"""Identities of the multi-selection paper (``multi-selection.txt``, Appendix B).
+"""Identities of the multi-selection paper (Goel et al. 2025, arXiv:2407.14641), Appendix B.
 
 A user at 0 sends ``x ~ Laplace(scale 1/eps)``; the server answers with ``k`` fixed offsets
 ``A`` around ``x`` and the cost is ``f(eps, k) = min_A E[min_{a in A} |x - a|]`` (equation
@@ -27,10 +27,11 @@ import sympy
 from scipy.optimize import minimize, root
 
 from proofs.evidence import bound, mp, sym
+from proofs.papers import cite
 from proofs.registry import erratum_if, identity, verified_if
 
 PAPER = "multi-selection"
-FILE = "multi-selection.txt"
+SOURCE = cite(PAPER)
 OPTIMISED_K = range(1, 9)
 STARTS = 6
 
@@ -112,7 +113,7 @@ def numerical_optimum(k: int, seed: int = 0) -> tuple[float, np.ndarray]:
               "e^-t dt + e^-s D_b = (1 - e^{-s/2})^2 + e^{-s} D_b.",
     sympy="Eq(Integral(Min(t, s - t)*exp(-t), (t, 0, s)) + exp(-s)*D_b, "
           "(1 - exp(-s/2))**2 + exp(-s)*D_b)",
-    source=f"{FILE}, Appendix B (recurrence for D_{{b+1}})",
+    source=f"{SOURCE}, Appendix B (recurrence for D_{{b+1}})",
     methods=("symbolic simplification", "mpmath at 50 digits"),
 )
 def check_cost_integral():
@@ -137,7 +138,7 @@ def check_cost_integral():
               "giving D_{b+1} = D_b/(1 + D_b); with D_1 = 1 this gives D_b = 1/b and the "
               "minimiser s = 2 ln(1 + 1/b).",
     sympy="And(Eq(D(b), 1/b), Eq(s_opt(b), 2*log(1 + 1/b)))",
-    source=f"{FILE}, Appendix B",
+    source=f"{SOURCE}, Appendix B",
     methods=("symbolic simplification",),
 )
 def check_minimiser():
@@ -170,7 +171,7 @@ def check_minimiser():
     statement="Appendix B: unrolling the induction, y_i = y_{i-1} + 2 ln(1 + 1/(b-i)), i.e. "
               "y_i = 2 ln(b/(b-i)) for i = 0..b-1, and f(eps, 2b-1) = 1/(eps b).",
     sympy="And(Eq(y(i), y(i - 1) + 2*log(1 + 1/(b - i))), Eq(f(epsilon, 2*b - 1), 1/(epsilon*b)))",
-    source=f"{FILE}, Appendix B (offsets y_i, f(eps, 2b-1) = 1/(eps b)); Section 2.3.2 "
+    source=f"{SOURCE}, Appendix B (offsets y_i, f(eps, 2b-1) = 1/(eps b)); Section 2.3.2 "
            "(k = 3 example v = [-log 4, 0, log 4])",
     methods=("symbolic simplification", "numerical optimisation"),
 )
@@ -194,7 +195,7 @@ def check_odd_offsets():
               "odd values.",
     sympy="And(Eq(f(epsilon, 2*b), log(1 + 1/b)/epsilon), "
           "Eq(z(i), (log(1 + 1/b) + 2*log(b/(b - i)))/epsilon))",
-    source=f"{FILE}, Appendix B (the paper defers even k to [41, Theorem C.3]); derived here",
+    source=f"{SOURCE}, Appendix B (the paper defers even k to [41, Theorem C.3]); derived here",
     methods=("symbolic simplification", "numerical optimisation"),
 )
 def check_even_k():
@@ -295,7 +296,7 @@ def _optimisation_evidence(ks: list[int], point_tolerance: float, symbolic_ok: b
     statement="Section 2.3.2 (Figure 3 discussion): at eps = 1, zeta = 0.1, k = 3, "
               "(eps - zeta)/(eps + zeta) f(eps, k) 'may be approximated by 9/11 x 1/2 = 0.44'.",
     sympy="Eq(Rational(9, 11)*Rational(1, 2), 0.44)",
-    source=f"{FILE}, Section 2.3.2 (text before Figure 3)",
+    source=f"{SOURCE}, Section 2.3.2 (text before Figure 3)",
     methods=("exact rational arithmetic",),
 )
 def check_plot_constant():
@@ -321,7 +322,7 @@ def check_plot_constant():
               "k = 2, eps = 3/8, the optimal geographic-DP mechanism (found by solving the DILP) "
               "costs 0.72, against 0.75 for Laplace noise.",
     sympy="Eq(ring_optimal_cost(2, Rational(3, 8)), 0.72)",
-    source=f"{FILE}, Appendix A.2 and Figure 4",
+    source=f"{SOURCE}, Appendix A.2 and Figure 4",
     methods=("symbolic simplification", "numerical optimisation"),
 )
 def check_ring_optimal_cost():
@@ -369,7 +370,7 @@ def check_ring_optimal_cost():
               "the general-h recurrence run on h(t) = t reproduces them, and the library's "
               "exact expected cost of Laplace noise agrees with the cell-wise closed form.",
     sympy="Eq(closed_form_cost(k, epsilon), f(1, k)/epsilon)",
-    source=f"{FILE}, Appendix B and the even case; as implemented in optmech/multiselect/offsets.py "
+    source=f"{SOURCE}, Appendix B and the even case; as implemented in optmech/multiselect/offsets.py "
            "and optmech/multiselect/noise.py",
     methods=("mpmath at 50 digits", "numerical optimisation"),
 )
@@ -399,3 +400,243 @@ def check_library_multiselect():
         "expected_cost of the offsets within 1e-12 of the cell-wise Laplace cost "
         f"({'yes' if worst_expected < 1e-12 else 'NO'}).")
     return verified_if(ok, evidence)
+
+
+# --- Lemma 17 and Figure 3: the dual differential equation (18) ----------------------------
+#
+# With delta(r) = (zeta/2) e^{-zeta |r|}, lambda(r) = lam delta(r) and h the identity,
+# equation (18) reads  nu'(r) = F(r) - eps |nu(r)|,  F(r) = delta(r) (d(r) - lam),
+# d(r) = min_{a in v} |r - a|,  nu(median(v)) = 0.  Lemma 17: for zeta < eps and
+# lam <= (eps - zeta)/(eps + zeta) f(eps + zeta, k) there is a solution with nu >= 0 for all
+# large r and nu <= 0 for all r far below.  Reflecting (u = -r, mu(u) = -nu(-u)) turns the
+# left half into the right half of the same problem for -v, so both conditions are "nu ends
+# >= 0 going right" for v and for -v.
+
+ODE_REACH = 40
+
+
+def _pieces(v: np.ndarray, start: float, end: float) -> list[tuple[float, float, float, float]]:
+    """``(lo, hi, alpha, beta)`` with ``d(r) = alpha + beta r`` and ``|r| = sign r`` fixed on
+    ``[lo, hi]``, covering ``[start, end]``."""
+    v = np.sort(np.asarray(v, dtype=float))
+    cuts = {start, end, 0.0, *v, *((v[1:] + v[:-1]) / 2)}
+    edges = sorted(c for c in cuts if start <= c <= end)
+    out = []
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        mid = (lo + hi) / 2
+        a = v[np.argmin(np.abs(mid - v))]
+        beta = 1.0 if mid > a else -1.0
+        out.append((lo, hi, -beta * a, beta))
+    return out
+
+
+def dual_ode_end(v, lam, epsilon: float = 1.0, zeta: float = 0.1,
+                 reach: float = ODE_REACH):
+    """``nu(median(v) + reach)`` of equation (18) in closed form (mpmath, 30 digits).
+
+    On each piece where ``d`` is linear, ``|r|`` has one sign and ``nu`` one sign ``s``, the
+    equation is linear: ``nu(r) = e^{-s eps (r - r0)} (nu(r0) + e^{-s eps r0} (G(r) -
+    G(r0)))`` with ``G`` the antiderivative of ``e^{s eps x} F(x)``, an exponential times a
+    linear function.  Sign changes are found by bisection on a 64-point scan per piece.
+    """
+    with mpmath.workdps(30):
+        eps, z, lam = mpmath.mpf(epsilon), mpmath.mpf(zeta), mpmath.mpf(lam)
+        med = float(np.median(v))
+        r0, nu0 = mpmath.mpf(med), mpmath.mpf(0)
+
+        for lo, hi, alpha, beta in _pieces(v, med, med + reach):
+            side = 1 if (lo + hi) / 2 >= 0 else -1
+            a_coef = mpmath.mpf(alpha) - lam
+
+            def forcing(x):
+                return z / 2 * mpmath.exp(-z * side * x) * (a_coef + beta * x)
+
+            def antiderivative(x, s):
+                kappa = s * eps - z * side
+                return z / 2 * mpmath.exp(kappa * x) * ((a_coef + beta * x) / kappa
+                                                        - beta / kappa ** 2)
+
+            def solution(x, start, value, s):
+                return mpmath.exp(-s * eps * (x - start)) * (
+                    value + mpmath.exp(-s * eps * start)
+                    * (antiderivative(x, s) - antiderivative(start, s)))
+
+            r0 = mpmath.mpf(lo)
+            top = mpmath.mpf(hi)
+            while r0 < top:
+                if nu0 != 0:
+                    s = 1 if nu0 > 0 else -1
+                else:
+                    s = 1 if forcing(r0 + (top - r0) * mpmath.mpf("1e-9")) > 0 else -1
+                grid = [r0 + (top - r0) * i / 64 for i in range(1, 65)]
+                crossing = next((x for x in grid if s * solution(x, r0, nu0, s) < 0), None)
+                if crossing is None:
+                    nu0, r0 = solution(top, r0, nu0, s), top
+                    continue
+                low, high = crossing - (top - r0) / 64, crossing
+                low = max(low, r0)
+                for _ in range(100):
+                    mid = (low + high) / 2
+                    if s * solution(mid, r0, nu0, s) > 0:
+                        low = mid
+                    else:
+                        high = mid
+                r0, nu0 = high, mpmath.mpf(0)
+        return nu0
+
+
+def dual_ode_path(v, lam, epsilon: float = 1.0, zeta: float = 0.1, reach: float = ODE_REACH,
+                  points: int = 801):
+    """``(r, nu(r))`` on ``[median - reach, median + reach]`` by SciPy's adaptive Runge-Kutta
+    (DOP853, rtol 1e-11): the second method, and the curve of Figure 3."""
+    from scipy.integrate import solve_ivp
+
+    v = np.asarray(v, dtype=float)
+    med = float(np.median(v))
+
+    def rhs(r, y):
+        delta = zeta / 2 * math.exp(-zeta * abs(r))
+        return [delta * (np.min(np.abs(r - v)) - lam) - epsilon * abs(y[0])]
+
+    halves = []
+    for end in (med + reach, med - reach):
+        grid = np.linspace(med, end, points // 2 + 1)
+        sol = solve_ivp(rhs, (med, end), [0.0], method="DOP853", t_eval=grid, rtol=1e-11,
+                        atol=1e-14, max_step=0.05)
+        halves.append((sol.t, sol.y[0]))
+    (rt, ry), (lt, ly) = halves
+    return np.concatenate([lt[::-1], rt[1:]]), np.concatenate([ly[::-1], ry[1:]])
+
+
+def lemma_17_signs(v, lam, epsilon: float = 1.0, zeta: float = 0.1) -> tuple[bool, bool]:
+    """(nu >= 0 at the right end, nu <= 0 at the left end), in closed form."""
+    v = np.asarray(v, dtype=float)
+    return (dual_ode_end(v, lam, epsilon, zeta) >= 0,
+            dual_ode_end(-v, lam, epsilon, zeta) >= 0)
+
+
+def critical_lambda(v, epsilon: float = 1.0, zeta: float = 0.1, tolerance: float = 1e-7) -> float:
+    """The largest lam for which equation (18) has the sign properties (bisection on the
+    closed form; the right end decides for symmetric ``v``, both ends in general)."""
+    low, high = 0.0, 2.0 * float(optimal_cost(len(v))) / epsilon + 1.0
+    while high - low > tolerance:
+        mid = (low + high) / 2
+        if all(lemma_17_signs(v, mid, epsilon, zeta)):
+            low = mid
+        else:
+            high = mid
+    return low
+
+
+@identity(
+    "multiselect.lemma_17_dual_ode",
+    paper=PAPER,
+    statement="Lemma 17: for zeta < eps and 0 < lam <= (eps - zeta)/(eps + zeta) f(eps + zeta, k), "
+              "equation (18) (nu' = delta(r)(min_a |r - a| - lam) - eps |nu|, nu(median v) = 0, "
+              "delta = (zeta/2) e^{-zeta |r|}) has a solution with nu >= 0 for large r and "
+              "nu <= 0 for r far below.",
+    sympy="Implies(LessThan(lam, (epsilon - z)/(epsilon + z)*f(epsilon + z, k)), "
+          "And(GreaterThan(nu(oo), 0), LessThan(nu(-oo), 0)))",
+    source=f"{SOURCE}, §2.3.2, Lemma 17 and equation (18); Figure 3",
+    methods=("mpmath at 50 digits", "numerical optimisation"),
+)
+def check_lemma_17():
+    eps, zeta = 1.0, 0.1
+    rng = np.random.default_rng(17)
+    cases, failures = 0, []
+    for k in (2, 3, 5):
+        bound = (eps - zeta) / (eps + zeta) * optimal_cost(k) / (eps + zeta)
+        for _ in range(4):
+            v = np.sort(rng.uniform(-3, 3, k))
+            cases += 1
+            if not all(lemma_17_signs(v, bound, eps, zeta)):
+                failures.append((k, v))
+    v3 = np.array([-math.log(4), 0.0, math.log(4)])
+    critical = critical_lambda(v3, eps, zeta, tolerance=1e-5)
+    bound3 = (eps - zeta) / (eps + zeta) * optimal_cost(3) / (eps + zeta)
+    r, nu = dual_ode_path(v3, critical - 1e-4, eps, zeta)
+    r2, nu2 = dual_ode_path(v3, critical + 1e-4, eps, zeta)
+    agree = abs(float(dual_ode_end(v3, 0.40, eps, zeta)) - float(
+        dual_ode_path(v3, 0.40, eps, zeta)[1][-1])) < 1e-8
+    numeric_ok = nu[-1] > 0 and nu2[-1] < 0 and agree
+    ok = not failures and critical >= bound3 and numeric_ok
+    evidence = "\n".join([
+        f"closed form (mpmath, 30 digits, to |r - median| = {ODE_REACH}), eps = 1, zeta = 0.1, "
+        f"lam at the bound of Lemma 17 (0.5156 for k = 2, 0.3719 for k = 3, 0.2479 for k = 5), "
+        f"{cases} random sorted v in [-3, 3]^k: the sign conditions hold at both ends "
+        f"({len(failures)} failures).",
+        f"Figure 3's v = (-log 4, 0, log 4): the conditions hold exactly for lam <= "
+        f"{critical:.5f} (bisection on the closed form), above the bound {bound3:.5f}; SciPy's "
+        "DOP853 agrees (nu at +40 positive at lam = critical - 1e-4, negative at "
+        f"critical + 1e-4; at lam = 0.40 the two methods agree to 1e-8: {agree}).",
+    ])
+    return verified_if(ok, evidence)
+
+
+# --- Appendix A.1: g-geographic DP (Assumption 20, Definition 21, Theorem 22, Lemma 23) ----
+
+G_EXAMPLES = ("t + t**2", "exp(t) - 1", "t/2 + 2*t**3", "3*t + cosh(t) - 1")
+
+
+@identity(
+    "multiselect.lemma_23_generalised_gdp",
+    paper=PAPER,
+    statement="Lemma 23 and Theorem 22: for g increasing, convex, g(0) = 0 and differentiable "
+              "at 0, a family of densities is g-geographic-DP iff |d/du log density| <= g'(0); "
+              "so Laplace noise of rate g'(0) is g-GDP, and the optimum under g-GDP is the "
+              "optimum under g'(0)-GDP (f_alt(g, k) = f(g'(0), k) = O(1/(g'(0) k))).",
+    sympy="Equivalent(LessThan(P(u1, A), exp(g(Abs(u1 - u2)))*P(u2, A)), "
+          "LessThan(Abs(Derivative(log(rho(u, x)), u)), Subs(Derivative(g(t), t), t, 0)))",
+    source=f"{SOURCE}, Appendix A.1 (Assumption 20, Definition 21, Theorem 22, Lemma 23)",
+    methods=("symbolic simplification", "asymptotic limit"),
+)
+def check_lemma_23():
+    t, u1, u2, x = sympy.symbols("t u_1 u_2 x", real=True)
+    lines, ok = [], True
+    for text in G_EXAMPLES:
+        g = sympy.sympify(text, locals={"t": t})
+        slope = sympy.diff(g, t).subs(t, 0)
+        # sufficiency: g(t) >= g'(0) t for t >= 0 (convexity), so Laplace(rate g'(0)) is g-GDP
+        gap = sympy.simplify(g - slope * t)
+        convex = sympy.simplify(sympy.diff(g, t, 2))
+        gap_nonneg = all(gap.subs(t, sympy.Rational(i, 10)) >= 0 for i in range(0, 101))
+        convex_ok = all(convex.subs(t, sympy.Rational(i, 10)) >= 0 for i in range(0, 101))
+        # necessity: g(t)/t -> g'(0), so a log-slope above g'(0) breaks g-GDP at small shifts
+        limit = sympy.limit(g / t, t, 0, "+")
+        eta = sympy.Rational(1, 10)
+        breaks = next((sympy.Rational(1, 2 ** j) for j in range(1, 60)
+                       if (1 + eta) * slope * sympy.Rational(1, 2 ** j)
+                       > g.subs(t, sympy.Rational(1, 2 ** j))), None)
+        ok &= gap_nonneg and convex_ok and limit == slope and breaks is not None
+        lines.append(f"g(t) = {text}: g'(0) = {sym(slope)}, g''(t) = {sym(convex)} >= 0 on "
+                     f"[0, 10] ({convex_ok}); g(t) - g'(0) t = {sym(gap)} >= 0 there "
+                     f"({gap_nonneg}); lim g(t)/t = {sym(limit)}; a density of log-slope "
+                     f"1.1 g'(0) breaks g-GDP at shift {breaks}.")
+    a = sympy.Symbol("a", positive=True)
+    laplace_ratio = sympy.simplify(sympy.exp(-a * sympy.Abs(x - u1))
+                                   / sympy.exp(-a * sympy.Abs(x - u2)))
+    lines.append(f"Laplace of rate a: density ratio {sym(laplace_ratio)} <= exp(a |u1 - u2|) by "
+                 "the triangle inequality, and exp(a |d|) <= exp(g(|d|)) for a = g'(0) by "
+                 "convexity.")
+    return verified_if(ok, "\n".join(lines))
+
+
+@identity(
+    "multiselect.example_7",
+    paper=PAPER,
+    statement="Example 7: a user sending s1, s2 with probability 1/2 each, the server answering "
+              "a(1) with probability 0.2 / 0.4: the user receives a(1) with probability 0.3 and "
+              "a(2) with 0.7, so sending a(1), a(2) directly with 0.3, 0.7 has the same cost.",
+    sympy="Eq(Rational(1, 2)*Rational(1, 5) + Rational(1, 2)*Rational(2, 5), Rational(3, 10))",
+    source=f"{SOURCE}, §2.1, Example 7",
+    methods=("exact rational arithmetic",),
+)
+def check_example_7():
+    from fractions import Fraction
+
+    half = Fraction(1, 2)
+    first = half * Fraction(1, 5) + half * Fraction(2, 5)
+    second = half * Fraction(4, 5) + half * Fraction(3, 5)
+    ok = first == Fraction(3, 10) and second == Fraction(7, 10)
+    return verified_if(ok, f"Pr[a(1)] = 1/2 x 1/5 + 1/2 x 2/5 = {first}; Pr[a(2)] = 1/2 x 4/5 + "
+                           f"1/2 x 3/5 = {second}.")

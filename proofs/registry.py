@@ -1,8 +1,8 @@
-"""The registry of named identities and the outcome of checking one.
+"""Registries of named identities and the outcome of checking one.
 
-An :class:`Identity` is a printed statement of one of the papers (or a statement this
-toolkit derives where a paper leaves a gap), with its source, the method that checks it and
-a ``check`` callable.  Checking returns a :class:`CheckResult` whose status is
+An :class:`Identity` is a printed statement of a paper (or a statement derived where a
+paper leaves a gap), with its source, the methods that check it and a ``check`` callable.
+Checking returns a :class:`CheckResult` whose status is
 
 * ``verified`` -- the statement holds, and ``evidence`` says how it was shown (the
   simplified difference, the exhaustive range, the error bound);
@@ -15,26 +15,36 @@ Statuses are always computed from the evidence: :func:`verified_if` and :func:`e
 turn the outcome of a computation into a status, so a check that stops confirming its
 statement reports ``failed`` rather than a stale ``verified``.
 
-Each paper module (:mod:`proofs.secretary`, :mod:`proofs.permute_flip`,
+A :class:`Registry` holds identities by name.  :data:`BUILTIN` is the registry of the four
+papers: each paper module (:mod:`proofs.secretary`, :mod:`proofs.permute_flip`,
 :mod:`proofs.multiselect`, :mod:`proofs.heterogeneous`) registers its identities with the
-:func:`identity` decorator; :func:`identities` imports them in a fixed order.
+module-level :func:`identity` decorator, and :func:`identities` imports them in a fixed
+order; ``optmech proofs check`` checks exactly these.  A user's own identities go into a
+``Registry()`` of their own (or, with :func:`identity`, into the built-in one for the
+session) and are checked and rendered the same way.  Registering a name again replaces the
+earlier identity and warns with :class:`RegistryWarning` (re-running a notebook cell is not
+an error); filter it like any Python warning.
 """
 
 from __future__ import annotations
 
 import importlib
+import warnings
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 import mpmath
 
 __all__ = [
+    "BUILTIN",
     "METHODS",
     "PAPERS",
     "STATUSES",
     "CheckResult",
     "Identity",
     "Outcome",
+    "Registry",
+    "RegistryWarning",
     "check_all",
     "check_one",
     "erratum_if",
@@ -56,13 +66,17 @@ METHODS = (
     "numerical optimisation",
 )
 
-# paper key -> (paper file, module that registers its identities)
+# built-in paper key -> the module that registers its identities (in this order)
 PAPERS = {
-    "secretary": ("private-secretary-v2.txt", "proofs.secretary"),
-    "permute-and-flip": ("permute-and-flip.txt", "proofs.permute_flip"),
-    "multi-selection": ("multi-selection.txt", "proofs.multiselect"),
-    "heterogeneous": ("heterogeneous-sensitivities.txt", "proofs.heterogeneous"),
+    "secretary": "proofs.secretary",
+    "permute-and-flip": "proofs.permute_flip",
+    "multi-selection": "proofs.multiselect",
+    "heterogeneous": "proofs.heterogeneous",
 }
+
+
+class RegistryWarning(UserWarning):
+    """An identity name was registered again; the new identity replaces the old one."""
 
 
 @dataclass(frozen=True)
@@ -85,9 +99,12 @@ class CheckResult:
 class Identity:
     """One named statement and the check that decides it.
 
-    ``methods`` lists the methods used, the decisive one first (see :data:`METHODS`);
-    ``sympy`` is the statement written as SymPy source (parseable by
-    ``sympy.parse_expr(..., evaluate=False)``; undefined names are symbols or functions).
+    ``paper`` is a key naming the source (the built-in keys are those of :data:`PAPERS`;
+    any other key is grouped on its own); ``source`` is free text citing where the
+    statement is printed; ``methods`` lists the methods used, the decisive one first (see
+    :data:`METHODS`); ``sympy`` is the statement written as SymPy source (parseable by
+    ``sympy.parse_expr(..., evaluate=False)``; undefined names are symbols or functions;
+    may be empty for a user's identity).
     """
 
     name: str
@@ -99,8 +116,12 @@ class Identity:
     check: Callable[[], CheckResult]
 
     def __post_init__(self):
-        if self.paper not in PAPERS:
-            raise ValueError(f"paper must be one of {tuple(PAPERS)}, got {self.paper!r}")
+        for field_name in ("name", "paper", "statement", "source"):
+            value = getattr(self, field_name)
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"{field_name} must be a non-empty string, got {value!r}")
+        if not callable(self.check):
+            raise ValueError(f"check must be callable, got {self.check!r}")
         unknown = [m for m in self.methods if m not in METHODS]
         if not self.methods or unknown:
             raise ValueError(f"methods must be a non-empty subset of {METHODS}, got {self.methods}")
@@ -137,39 +158,103 @@ class Outcome:
         }
 
 
-_REGISTRY: dict[str, Identity] = {}
+class Registry:
+    """Named identities, checked and rendered together.
+
+    ``Registry()`` is a user's own registry: ``@registry.identity(...)`` adds an identity,
+    :meth:`check` runs them (an exception becomes ``failed``), and
+    :func:`proofs.report.render` turns the outcomes into Markdown.  ``modules`` are imported
+    before the identities are listed (the built-in registry imports the paper modules that
+    fill it); ``paper_order`` puts those papers first, the others follow in the order they
+    were first registered.  Names are unique: registering a name again replaces the earlier
+    identity in place and warns with :class:`RegistryWarning`.
+    """
+
+    def __init__(self, modules=(), paper_order=()):
+        self._modules = tuple(modules)
+        self._paper_order = tuple(paper_order)
+        self._identities: dict[str, Identity] = {}
+
+    def add(self, ident: Identity) -> Identity:
+        """Register ``ident`` (replacing, with a :class:`RegistryWarning`, one of that name)."""
+        if not isinstance(ident, Identity):
+            raise TypeError(f"expected an Identity, got {type(ident).__name__}")
+        if ident.name in self._identities:
+            warnings.warn(f"identity {ident.name!r} registered again: the new definition "
+                          "replaces the earlier one", RegistryWarning, stacklevel=3)
+        self._identities[ident.name] = ident
+        return ident
+
+    def identity(self, name: str, *, statement: str, source: str, methods: tuple[str, ...],
+                 paper: str = "user", sympy: str = ""):
+        """Decorator registering ``check`` (a function returning :class:`CheckResult`)."""
+
+        def register(check: Callable[[], CheckResult]) -> Callable[[], CheckResult]:
+            self.add(Identity(name, paper, statement, sympy, source, tuple(methods), check))
+            return check
+
+        return register
+
+    def _load(self) -> None:
+        for module in self._modules:
+            importlib.import_module(module)
+
+    def identities(self, names: list[str] | None = None) -> tuple[Identity, ...]:
+        """Every identity (or those named), grouped by paper.
+
+        An unknown name raises :class:`~optmech.validation.InvalidArgumentError`.
+        """
+        self._load()
+        order = list(self._paper_order)
+        for ident in self._identities.values():
+            if ident.paper not in order:
+                order.append(ident.paper)
+        chosen = tuple(sorted(self._identities.values(), key=lambda i: order.index(i.paper)))
+        if names is None:
+            return chosen
+        missing = [n for n in names if n not in self._identities]
+        if missing:
+            from optmech.validation import InvalidArgumentError
+            raise InvalidArgumentError("name", missing[0], "the name of a registered identity")
+        return tuple(i for i in chosen if i.name in names)
+
+    def check(self, names: list[str] | None = None) -> list[Outcome]:
+        """Check every identity (or those named), in registry order."""
+        return [check_one(i) for i in self.identities(names)]
+
+    def papers(self) -> tuple[str, ...]:
+        """The paper keys of the registered identities, in registry order."""
+        return tuple(dict.fromkeys(i.paper for i in self.identities()))
+
+    def __contains__(self, name: object) -> bool:
+        self._load()
+        return name in self._identities
+
+    def __iter__(self) -> Iterator[Identity]:
+        return iter(self.identities())
+
+    def __len__(self) -> int:
+        self._load()
+        return len(self._identities)
+
+
+#: The registry of the four papers (what ``optmech proofs check`` checks).
+# The paper modules, then further permute-and-flip identities beyond the paper's setting.
+BUILTIN = Registry(modules=(*PAPERS.values(), "proofs.em_pf_ratio"), paper_order=tuple(PAPERS))
 
 
 def identity(name: str, *, paper: str, statement: str, sympy: str, source: str,
              methods: tuple[str, ...]):
-    """Decorator registering ``check`` (a function returning :class:`CheckResult`)."""
-
-    def register(check: Callable[[], CheckResult]) -> Callable[[], CheckResult]:
-        if name in _REGISTRY:
-            raise ValueError(f"identity {name!r} registered twice")
-        _REGISTRY[name] = Identity(name, paper, statement, sympy, source, tuple(methods), check)
-        return check
-
-    return register
+    """Decorator registering ``check`` in :data:`BUILTIN` (any ``paper`` key and ``source``)."""
+    return BUILTIN.identity(name, paper=paper, statement=statement, sympy=sympy,
+                            source=source, methods=methods)
 
 
 def identities(names: list[str] | None = None) -> tuple[Identity, ...]:
-    """Every registered identity (or those named), grouped by paper in :data:`PAPERS` order.
-
-    An unknown name raises :class:`~optmech.validation.InvalidArgumentError`.
-    """
-    for _, module in PAPERS.values():
-        importlib.import_module(module)
-    order = list(PAPERS)
-    chosen = tuple(sorted(_REGISTRY.values(), key=lambda i: order.index(i.paper)))
-    if names is None:
-        return chosen
-    missing = [n for n in names if n not in _REGISTRY]
-    if missing:
-        from optmech.validation import InvalidArgumentError
-        raise InvalidArgumentError("name", missing[0], "the name of a registered identity "
-                                   "(listed by `optmech proofs check`)")
-    return tuple(i for i in chosen if i.name in names)
+    """Every identity of :data:`BUILTIN` (or those named), grouped by paper in
+    :data:`PAPERS` order.  An unknown name raises
+    :class:`~optmech.validation.InvalidArgumentError`."""
+    return BUILTIN.identities(names)
 
 
 def check_one(ident: Identity) -> Outcome:
@@ -186,8 +271,8 @@ def check_one(ident: Identity) -> Outcome:
 
 
 def check_all(names: list[str] | None = None) -> list[Outcome]:
-    """Check every identity (or those named), in registry order."""
-    return [check_one(i) for i in identities(names)]
+    """Check every identity of :data:`BUILTIN` (or those named), in registry order."""
+    return BUILTIN.check(names)
 
 
 def verified_if(holds: bool, evidence: str) -> CheckResult:

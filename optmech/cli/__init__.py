@@ -2,20 +2,44 @@
 
 Each module in this package that defines ``register(subparsers)`` adds its subcommand; the
 module sets ``func`` on its parser, a callable taking the parsed arguments and returning an
-exit status.  Bad input raises :class:`~optmech.validation.InvalidArgumentError` (or
-argparse rejects it); either way the user sees one line on stderr and exit status 2.
+exit status.  :func:`main` is the one place that turns outcomes into exit statuses, each
+with one line on stderr and never a traceback:
+
+* 0: a finite, checked result (``emit`` refuses to print a non-finite number);
+* 1: a computation or solver could not finish (``SolverError`` with the HiGHS status,
+  ``IntegrationError``, a result that overflows a double, a numerical warning, a Dask
+  cluster that went away, a file that could not be written, an internal error);
+* 2: bad input, named with the option's own spelling (``InvalidArgumentError``, argparse),
+  including a request whose estimated memory exceeds the budget (``--max-memory``);
+* 130: interrupted (Ctrl-C); a sweep's cache stays consistent (entries are written
+  atomically).
+
+Numerical warnings (``RuntimeWarning`` from numpy, ``UserWarning`` such as scipy's
+``IntegrationWarning``) are turned into the errors they signal, so none reaches stderr and
+none hides behind a printed number; other warnings (deprecations in libraries) are not the
+user's concern and are not shown.  ``OPTMECH_DEBUG=1`` re-raises unexpected errors with
+their traceback.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import sys
+import warnings
 
-from optmech.cli._common import OneLineParser, fail_usage
+from optmech._version import __version__
+from optmech.cli._common import OneLineParser, add_budget_flag, fail_usage, one_line
 from optmech.validation import InvalidArgumentError
 
 __all__ = ["build_parser", "main"]
+
+# API argument names whose CLI option is spelt differently.
+_OPTION_ALIASES = {"epsilon": "--eps", "epsilons": "--eps", "ns": "--n", "ks": "--k",
+                   "cache_dir": "--cache", "name": "--only", "histogram": "--dataset",
+                   "source": "--dataset", "out": "--out", "path": "--output",
+                   "max_memory": "--max-memory"}
 
 
 def build_parser() -> OneLineParser:
@@ -23,6 +47,7 @@ def build_parser() -> OneLineParser:
         prog="optmech",
         description="Optimal differentially private selection: exact mechanisms, "
                     "LP optima, and machine-checked closed forms.")
+    parser.add_argument("--version", action="version", version=f"optmech {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND",
                                        parser_class=OneLineParser)
     subparsers.required = True
@@ -33,18 +58,76 @@ def build_parser() -> OneLineParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(subparsers)
+    for leaf in _leaf_parsers(parser):
+        add_budget_flag(leaf)
+        leaf.set_defaults(_options=frozenset(
+            s for action in leaf._actions for s in action.option_strings))
     return parser
 
 
+def _leaf_parsers(parser):
+    """Every parser that runs a command (has no sub-commands of its own)."""
+    children = [choice for action in parser._actions
+                if action.__class__.__name__ == "_SubParsersAction"
+                for choice in dict.fromkeys(action.choices.values())]
+    if not children:
+        yield parser
+    for child in children:
+        yield from _leaf_parsers(child)
+
+
+def _cli_spelling(error: InvalidArgumentError, options: frozenset) -> InvalidArgumentError:
+    """``error`` with its argument spelt as the command's option (``epsilon`` -> ``--eps``)."""
+    parts = [p.strip() for p in error.argument.split(",")]
+    spelt = []
+    for part in parts:
+        for candidate in (_OPTION_ALIASES.get(part), "--" + part.replace("_", "-")):
+            if candidate in options:
+                spelt.append(candidate)
+                break
+        else:
+            spelt.append(part)
+    return error.renamed(", ".join(spelt)) if spelt != parts else error
+
+
+def _fail(message: str, status: int = 1) -> int:
+    print(f"optmech: error: {one_line(message)}", file=sys.stderr)
+    return status
+
+
 def main(argv: list[str] | None = None) -> int:
+    from optmech.resources import memory_budget
+
     parser = build_parser()
-    args = parser.parse_args(argv)
+    options = frozenset()
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            warnings.simplefilter("error", RuntimeWarning)
+            warnings.simplefilter("error", UserWarning)
+            args = parser.parse_args(argv)
+            options = args._options
+            with memory_budget(args.max_memory):
+                return int(args.func(args) or 0)
     except InvalidArgumentError as error:
-        fail_usage(str(error))
+        fail_usage(str(_cli_spelling(error, options)))
+    except KeyboardInterrupt:
+        print("optmech: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # e.g. `optmech ... | head`
         return 0
+    except (ArithmeticError, MemoryError, RuntimeError, OSError, Warning) as error:
+        if isinstance(error, NotImplementedError) or os.environ.get("OPTMECH_DEBUG"):
+            raise
+        kind = "numerical warning: " if isinstance(error, Warning) else ""
+        if isinstance(error, MemoryError):
+            kind = "out of memory (raise --max-memory only if the machine has it): "
+        return _fail(f"{kind}{error}" if str(error) else type(error).__name__)
+    except Exception as error:  # noqa: BLE001 - a bug must still be one line, exit 1
+        if os.environ.get("OPTMECH_DEBUG"):
+            raise
+        return _fail(f"internal error ({type(error).__name__}: {error}); please report it "
+                     "with the command line (OPTMECH_DEBUG=1 shows the traceback)")
 
 
 if __name__ == "__main__":

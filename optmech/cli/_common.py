@@ -5,15 +5,22 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
+import re
 import sys
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from optmech.jsonable import to_jsonable
+from optmech.validation import InvalidArgumentError, NonFiniteResultError
 
 __all__ = [
+    "MAX_GRID_POINTS",
+    "MAX_LIST_LENGTH",
     "OneLineParser",
+    "add_budget_flag",
     "add_json_flag",
     "add_sweep_flags",
     "emit",
@@ -22,87 +29,186 @@ __all__ = [
     "float_range",
     "format_table",
     "int_list",
+    "integer",
+    "nonnegative_float",
+    "number",
+    "one_line",
+    "output_dir",
+    "output_file",
     "positive_float",
     "positive_int",
+    "seed",
     "sweep_options",
+    "without_undefined",
 ]
+
+MAX_LIST_LENGTH = 10**6     # values in one comma-separated option
+MAX_GRID_POINTS = 10**4     # points of one START:STOP:NUM grid
+
+# What argparse must read as a value, not an option: negative numbers and comma lists or
+# grids that start with one (-1,0 / -0.5:1:3 / -inf, refused later as not finite).
+_NEGATIVE_VALUE = re.compile(r"^-(\d|\.\d|inf|nan)", re.IGNORECASE)
+
+
+def one_line(message: str) -> str:
+    """``message`` with its line breaks and runs of spaces folded into single spaces."""
+    return " ".join(str(message).split())
 
 
 def fail_usage(message: str) -> None:
     """Print ``optmech: error: message`` on one line and exit with status 2."""
-    print(f"optmech: error: {message}", file=sys.stderr)
+    print(f"optmech: error: {one_line(message)}", file=sys.stderr)
     raise SystemExit(2)
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose errors are one line on stderr (no usage block)."""
+    """An ``ArgumentParser`` whose errors are one line on stderr (no usage block), and that
+    reads ``--scores -1,0,2`` and ``--scores=-1,0,2`` alike (argparse would take a value
+    starting with ``-`` that is not a plain number for an option)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NEGATIVE_VALUE
 
     def error(self, message: str):  # noqa: D401 - argparse API
         fail_usage(f"{self.prog}: {message}")
 
 
+def _short(text: str) -> str:
+    return repr(text) if len(text) <= 40 else repr(text[:37] + "...")
+
+
 def _number(text: str) -> float:
+    """A finite float (argparse type error for anything else: nan, inf, 1e999, garbage)."""
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not a number: {_short(text)}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"not a finite number: {_short(text)}")
+    return value
+
+
+def _integer(text: str) -> int:
+    text = text.strip()
+    if not re.fullmatch(r"[+-]?\d{1,30}", text):
+        raise argparse.ArgumentTypeError(f"not an integer: {_short(text)}")
+    return int(text)
+
+
+def number(text: str) -> float:
+    """argparse type: a finite number."""
+    return _number(text)
+
+
+def integer(text: str) -> int:
+    """argparse type: an integer (at most 30 digits; ranges are checked by the API)."""
+    return _integer(text)
 
 
 def positive_float(text: str) -> float:
     """argparse type: a finite number > 0."""
     value = _number(text)
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {_short(text)}")
     return value
+
+
+def nonnegative_float(text: str) -> float:
+    """argparse type: a finite number >= 0."""
+    value = _number(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {_short(text)}")
+    return value + 0.0          # -0.0 -> 0.0
 
 
 def positive_int(text: str) -> int:
     """argparse type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    value = _integer(text)
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text}")
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {_short(text)}")
     return value
 
 
-def float_list(text: str) -> list[float]:
-    """argparse type: comma-separated numbers, e.g. ``0,-1,-3``."""
+def seed(text: str) -> int:
+    """argparse type: a random seed, an integer in [0, 2^64)."""
+    value = _integer(text)
+    if not 0 <= value < 2**64:
+        raise argparse.ArgumentTypeError(f"must be an integer in [0, 2^64), got {_short(text)}")
+    return value
+
+
+def _parts(text: str, what: str) -> list[str]:
     parts = [p.strip() for p in text.split(",")]
     if not text.strip() or any(p == "" for p in parts):
-        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}")
-    return [_number(p) for p in parts]
+        raise argparse.ArgumentTypeError(f"expected comma-separated {what}, got {_short(text)}")
+    if len(parts) > MAX_LIST_LENGTH:
+        raise argparse.ArgumentTypeError(f"at most {MAX_LIST_LENGTH} values, got {len(parts)}")
+    return parts
+
+
+def float_list(text: str) -> list[float]:
+    """argparse type: comma-separated finite numbers, e.g. ``0,-1,-3``."""
+    return [_number(p) for p in _parts(text, "numbers")]
 
 
 def int_list(text: str) -> list[int]:
     """argparse type: comma-separated integers, e.g. ``3,4,5,6``."""
-    values = []
-    for part in text.split(","):
-        try:
-            values.append(int(part.strip()))
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected comma-separated integers, got {text!r}") from None
-    return values
+    return [_integer(p) for p in _parts(text, "integers")]
 
 
 def float_range(text: str) -> list[float]:
-    """argparse type: ``START:STOP:NUM`` (NUM evenly spaced values, both ends included)
-    or a comma-separated list."""
+    """argparse type: ``START:STOP:NUM`` (NUM evenly spaced values, both ends included),
+    ``START:STOP:NUM:log`` (NUM values evenly spaced on a log scale; START, STOP > 0), or a
+    comma-separated list."""
     if ":" not in text:
         return float_list(text)
     parts = text.split(":")
-    if len(parts) != 3:
-        raise argparse.ArgumentTypeError(f"expected START:STOP:NUM, got {text!r}")
+    spacing = parts.pop().strip().lower() if len(parts) == 4 else "linear"
+    if len(parts) != 3 or spacing not in ("linear", "log"):
+        raise argparse.ArgumentTypeError(f"expected START:STOP:NUM or START:STOP:NUM:log, "
+                                         f"got {_short(text)}")
     start, stop = _number(parts[0]), _number(parts[1])
-    try:
-        num = int(parts[2])
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"NUM must be an integer in {text!r}") from None
-    if num < 1 or not (math.isfinite(start) and math.isfinite(stop)):
-        raise argparse.ArgumentTypeError(f"expected finite START, STOP and NUM >= 1 in {text!r}")
+    num = _integer(parts[2])
+    if not 1 <= num <= MAX_GRID_POINTS:
+        raise argparse.ArgumentTypeError(f"NUM must be in 1..{MAX_GRID_POINTS}, got "
+                                         f"{_short(parts[2])}")
+    if spacing == "log":
+        if not (start > 0 and stop > 0):
+            raise argparse.ArgumentTypeError(f"a log grid needs START, STOP > 0, got "
+                                             f"{_short(text)}")
+        return np.geomspace(start, stop, num).tolist()
     return np.linspace(start, stop, num).tolist()
+
+
+def output_file(suffixes: Sequence[str] = (".png",)):
+    """argparse type: a file path to write, ending in one of ``suffixes``, whose folder exists
+    and is writable (checked before any work)."""
+    def parse(text: str) -> Path:
+        path = Path(text)
+        if not text.strip() or path.suffix.lower() not in suffixes:
+            raise argparse.ArgumentTypeError(
+                f"expected a file name ending in {' or '.join(suffixes)}, got {_short(text)}")
+        folder = path.parent if str(path.parent) else Path(".")
+        if path.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK):
+            raise argparse.ArgumentTypeError(f"cannot write {_short(text)} (its folder must "
+                                             "exist and be writable)")
+        return path
+    return parse
+
+
+def output_dir(text: str) -> Path:
+    """argparse type: a folder to write into: an existing writable folder, or a new one whose
+    parent folder exists and is writable (not a file)."""
+    path = Path(text)
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a folder name, got ''")
+    existing = path if path.exists() else path.parent if str(path.parent) else Path(".")
+    if (path.exists() and not path.is_dir()) or not existing.is_dir() \
+            or not os.access(existing, os.W_OK):
+        raise argparse.ArgumentTypeError(f"cannot write into {_short(text)} (a writable "
+                                         "folder, or a new one in a writable folder)")
+    return path
 
 
 def add_actions(parser: argparse.ArgumentParser, metavar: str = "ACTION"):
@@ -117,16 +223,40 @@ def add_sweep_flags(parser: argparse.ArgumentParser) -> None:
     """``--workers``, ``--dask-scheduler`` and ``--cache`` for commands that sweep cells
     (:func:`optmech.sweep.run_sweep`); read them back with :func:`sweep_options`."""
     parser.add_argument("--workers", type=positive_int, default=1,
-                        help="run cells on a local process pool of this size (default 1)")
+                        help="run cells on a local process pool of this size (default 1; "
+                             "capped at the number of cores)")
     parser.add_argument("--dask-scheduler", metavar="ADDRESS",
-                        help="send the cells to an existing Dask cluster (tcp://host:port)")
-    parser.add_argument("--cache", metavar="DIR",
+                        help="send the cells to an existing Dask cluster (tcp://host:port; "
+                             "connected to before the sweep starts)")
+    parser.add_argument("--cache", metavar="DIR", type=output_dir,
                         help="cache finished cells here, so an interrupted sweep resumes")
 
 
+def add_budget_flag(parser: argparse.ArgumentParser) -> None:
+    """``--max-memory`` (every command): the memory budget of :mod:`optmech.resources`."""
+    from optmech.resources import parse_size
+
+    def size(text: str) -> int:
+        try:
+            return parse_size(text)
+        except InvalidArgumentError as error:
+            raise argparse.ArgumentTypeError(error.allowed) from None
+
+    parser.add_argument("--max-memory", type=size, default=None, metavar="SIZE",
+                        help="refuse work estimated to need more memory than this (e.g. "
+                             "16GiB; default: half the memory available)")
+
+
 def sweep_options(args: argparse.Namespace) -> dict:
-    """Keyword arguments of :func:`optmech.sweep.run_sweep` from :func:`add_sweep_flags`."""
-    return {"workers": args.workers, "dask_scheduler": args.dask_scheduler,
+    """Keyword arguments of :func:`optmech.sweep.run_sweep` from :func:`add_sweep_flags`
+    (saying on stderr when ``--workers`` is capped at the usable cores)."""
+    from optmech.resources import usable_workers
+
+    workers = usable_workers(args.workers)
+    if workers < args.workers:
+        print(f"optmech: note: --workers {args.workers} capped at the {workers} usable "
+              "cores", file=sys.stderr)
+    return {"workers": workers, "dask_scheduler": args.dask_scheduler,
             "cache_dir": args.cache}
 
 
@@ -136,24 +266,70 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A plain aligned text table; floats with 10 significant digits."""
-    def cell(v):
-        if isinstance(v, (float, np.floating)):
-            return f"{float(v):.10g}"
-        return str(v)
+    """An aligned text table (``tabulate``, "simple" style): text columns to the left,
+    numbers to the right, floats with 10 significant digits."""
+    from tabulate import tabulate
 
-    body = [[cell(v) for v in row] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in body)) if body else len(h)
-              for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)),
-             "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in body]
-    return "\n".join(line.rstrip() for line in lines)
+    def cell(v):
+        if isinstance(v, (np.generic, np.ndarray)):
+            v = v.tolist()
+        return f"{v:.10g}" if isinstance(v, float) else v
+
+    return tabulate([[cell(v) for v in row] for row in rows], headers=list(headers),
+                    tablefmt="simple", disable_numparse=True,
+                    colalign=_alignments(rows, len(headers)))
+
+
+def _alignments(rows: Sequence[Sequence[Any]], width: int) -> tuple[str, ...]:
+    """Right for a column of numbers, left otherwise."""
+    def numeric(v):
+        return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+    return tuple("right" if rows and all(numeric(row[i]) for row in rows) else "left"
+                 for i in range(width))
+
+
+def _non_finite(value, path: str = "") -> str | None:
+    """The key path of the first NaN, infinity or None inside a JSON-ready ``value``."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _non_finite(item, f"{path}.{key}" if path else str(key))
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _non_finite(item, f"{path}[{i}]")
+            if found is not None:
+                return found
+        return None
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return path or "the result"
+    return None
+
+
+def without_undefined(value):
+    """``value`` with every object key whose value is None left out, at any depth."""
+    if isinstance(value, dict):
+        return {key: without_undefined(item) for key, item in value.items()
+                if item is not None}
+    if isinstance(value, list):
+        return [without_undefined(item) for item in value]
+    return value
 
 
 def emit(args: argparse.Namespace, payload: dict, render: Callable[[dict], str]) -> None:
-    """Print ``payload`` as JSON with ``--json``, else ``render(payload)``."""
+    """Print ``payload`` as JSON with ``--json``, else ``render(payload)``.
+
+    A key whose value is None (undefined for this input: a paper value a new result does
+    not have, a bound that does not exist) is left out of the JSON, at any depth, never
+    printed as null; a payload holding NaN or infinity anywhere, or None inside a list, is
+    refused (:class:`NonFiniteResultError`, exit status 1) in both forms."""
+    plain = without_undefined(to_jsonable(payload))
+    bad = _non_finite(plain)
+    if bad is not None:
+        raise NonFiniteResultError(f"the result {bad} is not a finite number")
     if getattr(args, "json", False):
-        print(json.dumps(to_jsonable(payload)))
+        print(json.dumps(plain, allow_nan=False))
     else:
         print(render(payload))

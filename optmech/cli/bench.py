@@ -42,6 +42,11 @@ def register(subparsers) -> None:
 
 def run_bench(args: argparse.Namespace) -> int:
     root = benchmarks_checkout()
+    known = sorted(p.stem for p in (root / "benchmarks").glob("*.py")
+                   if not p.stem.startswith("_"))
+    for name in args.only:
+        if name not in known:
+            raise InvalidArgumentError("--only", name, "one of " + ", ".join(known))
     command = [sys.executable, "-m", "benchmarks", *(["--quick"] if args.quick else [])]
     for name in args.only:
         command += ["--only", name]

@@ -6,7 +6,7 @@ import argparse
 
 from optmech.cli._common import add_json_flag, emit, format_table, positive_float, positive_int
 from optmech.data.datasets import DATASETS, load_histogram
-from optmech.data.tasks import TASKS, expected_errors, get_task
+from optmech.data.tasks import TASKS, error_ratio, expected_errors, get_task
 
 ACTIONS = ("error",)
 KEYS = {"pf": "pf", "em": "em", "rnm-laplace": "rnm_laplace"}
@@ -20,7 +20,8 @@ def register(subparsers) -> None:
                     "median of a histogram, in individuals.  Mode: score = bin count; "
                     "median: score = minus the individuals to add or remove so the bin holds "
                     "the median.  Both have sensitivity 1.  --json prints {pf, em, rnm_laplace, "
-                    "ratio_em_pf}; the ratio is null when both errors underflow to 0.")
+                    "ratio_em_pf}; the ratio is computed in log space, so it stays exact "
+                    "where both errors underflow to 0 (it is 1 when every bin ties).")
     parser.add_argument("action", choices=ACTIONS)
     parser.add_argument("--dataset", required=True,
                         help=f"built-in name ({', '.join(DATASETS)}) or a .npy/.csv file of "
@@ -54,8 +55,7 @@ def run(args: argparse.Namespace) -> int:
     errors = expected_errors(task.scores(histogram), args.eps, sensitivity=task.sensitivity,
                              monotonic=args.monotonic)
     payload = {KEYS[name]: value for name, value in errors.items()}
-    pf, em = payload["pf"], payload["em"]
-    # Both errors underflow to 0 at large eps: the ratio is then undefined (null in JSON).
-    payload["ratio_em_pf"] = em / pf if pf > 0 else (float("nan") if em == 0 else float("inf"))
+    payload["ratio_em_pf"] = error_ratio(task.scores(histogram), args.eps,
+                                         sensitivity=task.sensitivity, monotonic=args.monotonic)
     emit(args, payload, _render(args, histogram.size, int(histogram.sum())))
     return 0

@@ -11,7 +11,9 @@ from optmech.cli._common import (
     emit,
     float_range,
     format_table,
+    output_file,
     positive_int,
+    seed,
     sweep_options,
 )
 from optmech.heterogeneous import MECHANISM_NAMES
@@ -45,14 +47,16 @@ def register(subparsers) -> None:
     run_parser.add_argument("--scenario", required=True,
                             help="1..8, or sweep:T (e.g. sweep:0.3)")
     run_parser.add_argument("--eps", required=True, type=float_range,
-                            help="epsilons: START:STOP:NUM (evenly spaced) or a comma list")
+                            help="epsilons: START:STOP:NUM (evenly spaced), "
+                                 "START:STOP:NUM:log (evenly spaced on a log scale) or a comma list")
     run_parser.add_argument("--trials", type=positive_int, default=50,
                             help="score vectors per epsilon (default 50; ignored for 1-3)")
     run_parser.add_argument("--mechanisms", type=mechanism_list, default=list(MECHANISM_NAMES),
                             help="comma-separated subset of " + ", ".join(MECHANISM_NAMES))
-    run_parser.add_argument("--seed", type=int, default=0,
+    run_parser.add_argument("--seed", type=seed, default=0,
                             help="seed of the scenario parameters and the trial scores")
-    run_parser.add_argument("--plot", metavar="FILE", help="write the figure (PNG) here")
+    run_parser.add_argument("--plot", metavar="FILE", type=output_file(),
+                            help="write the figure (PNG) here")
     add_sweep_flags(run_parser)
     add_json_flag(run_parser)
     run_parser.set_defaults(func=run)

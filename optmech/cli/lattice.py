@@ -5,7 +5,10 @@
 of PF, EM and report-noisy-max with Laplace noise; ``bound`` brackets that optimum (and the
 ratios) where the exact solve is out of reach; ``ratio`` sweeps epsilon (and lists of ``n``
 and ``k``) and draws the optimality-ratio curves of the permute-and-flip paper's Figure 2,
-with ``--bound`` as bands of certified brackets.
+with ``--bound`` as bands of certified brackets.  Beyond the paper, ``solve --objective
+max|weighted [--weights SPEC]`` minimises the largest or a weighted expected error over Q,
+and ``--lattice delta`` solves on the Δ-lattice; the ratios are then those of the chosen
+objective.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from optmech.cli._common import (
     float_range,
     format_table,
     int_list,
+    output_file,
     positive_float,
     sweep_options,
 )
@@ -30,6 +34,8 @@ WEIGHTINGS = ("lattice", "cube")
 CONSTRAINTS = ("regular", "paper")
 METHODS = ("auto", "simplex", "ipm", "pdlp")
 MECHANISMS = ("pf", "em", "rnm_laplace")
+OBJECTIVES = ("sum", "max", "weighted")
+LATTICES = ("2delta", "delta")
 DEFAULT_TOL = 1e-4      # optmech.lattice.bound.DEFAULT_TOL (the CLI imports lazily)
 
 
@@ -125,6 +131,16 @@ def register(subparsers) -> None:
     solve.add_argument("--eps", required=True, type=positive_float, help="epsilon > 0")
     solve.add_argument("--mechanisms", type=mechanism_list, default=list(MECHANISMS),
                        help="ratios to compute (default pf,em,rnm_laplace)")
+    solve.add_argument("--objective", choices=OBJECTIVES, default="sum",
+                       help="sum: total expected error over Q (the paper's); max: the "
+                            "largest expected error over Q (minimax); weighted: a prior over "
+                            "Q given by --weights")
+    solve.add_argument("--weights", default=None, metavar="SPEC",
+                       help="with --objective weighted: geometric:RATE (a vector of depth L "
+                            "weighs RATE^L) or depth:W0,W1,...,Wk (weighs W_L)")
+    solve.add_argument("--lattice", choices=LATTICES, default="2delta",
+                       help="2delta: the paper's lattice (one step = 2Δ); delta: one step "
+                            "= Δ, the grid of counts (constraints regular only)")
     _common_options(solve)
     solve.set_defaults(func=run_solve)
 
@@ -155,10 +171,11 @@ def register(subparsers) -> None:
     ratio.add_argument("--n", required=True, type=int_list, help="comma list, e.g. 3,4,5,6")
     ratio.add_argument("--k", required=True, type=int_list, help="comma list, e.g. 4")
     ratio.add_argument("--eps", required=True, type=float_range,
-                       help="START:STOP:NUM (evenly spaced) or a comma list")
+                       help="START:STOP:NUM (evenly spaced), START:STOP:NUM:log (evenly spaced "
+                            "on a log scale, as Figure 2 is drawn) or a comma list")
     ratio.add_argument("--mechanisms", type=mechanism_list, default=["pf", "em"],
                        help="curves to compute (default pf,em)")
-    ratio.add_argument("--plot", default=None, metavar="FILE.png",
+    ratio.add_argument("--plot", default=None, metavar="FILE.png", type=output_file(),
                        help="write the curves (one panel per mechanism) to this PNG")
     ratio.add_argument("--bound", action="store_true",
                        help="bracket each optimum instead of solving it (as 'lattice "
@@ -173,13 +190,16 @@ def register(subparsers) -> None:
 
 @_solver_errors_as_one_line
 def run_solve(args: argparse.Namespace) -> int:
+    from optmech.lattice.aggregate_ratios import objective_ratios
     from optmech.lattice.optimum import solve_lattice
     from optmech.lattice.ratios import optimality_ratios
 
     optimum = solve_lattice(args.n, args.k, args.eps, weighting=args.weighting,
                             constraints=args.constraints, method=args.method,
-                            time_limit=args.time_limit)
-    ratios = optimality_ratios(optimum, args.mechanisms)
+                            time_limit=args.time_limit, objective=args.objective,
+                            weights=args.weights, lattice=args.lattice)
+    paper = args.objective == "sum" and args.lattice == "2delta"
+    ratios = (optimality_ratios if paper else objective_ratios)(optimum, args.mechanisms)
     payload = {
         "n": optimum.n, "k": optimum.k, "epsilon": optimum.epsilon,
         "variables": optimum.num_variables, "constraints": optimum.num_constraints,
@@ -190,21 +210,27 @@ def run_solve(args: argparse.Namespace) -> int:
         "pf_optimal": optimum.pf_optimal, "max_violation": optimum.max_violation,
         "rows_generated": optimum.rows_generated,
         "relaxed_dual_bound": optimum.relaxed_dual_bound,
+        "objective": optimum.objective, "objective_value": optimum.objective_value,
+        "lattice": optimum.lattice,
     }
 
     def render(p):
         rows = [("n, k, epsilon", f"{p['n']}, {p['k']}, {p['epsilon']:g}"),
                 ("weighting / constraints", f"{p['weighting']} / {p['constraint_set']}"),
                 ("variables / constraints", f"{p['variables']} / {p['constraints']}"),
+                ("objective / lattice", f"{p['objective']} / {p['lattice']}"),
+                ("objective value (units of Δ)", p["objective_value"]),
                 ("total error (units of Δ)", p["total_error"]),
                 ("certified lower bound", p["lower_bound"]),
                 ("relative gap", f"{p['gap']:.2e}"),
                 ("paper's recurrence dual bound",
+                 "not applicable" if not paper else
                  "infeasible" if p["relaxed_dual_bound"] is None else p["relaxed_dual_bound"]),
                 ("method / status", f"{p['method']} / {p['status']}"),
                 ("PF optimal", str(p["pf_optimal"])),
                 ("solve seconds", f"{p['solve_seconds']:.3f}")]
-        rows += [(f"optimality ratio {name}", value) for name, value in p["ratios"].items()]
+        label = "optimality" if p["objective"] == "sum" else p["objective"]
+        rows += [(f"{label} ratio {name}", value) for name, value in p["ratios"].items()]
         return format_table(["quantity", "value"], rows)
 
     emit(args, payload, render)
@@ -252,10 +278,7 @@ def run_bound(args: argparse.Namespace) -> int:
 @_solver_errors_as_one_line
 def run_ratio(args: argparse.Namespace) -> int:
     from optmech.lattice.ratios import ratio_sweep
-    from optmech.validation import InvalidArgumentError
 
-    if args.plot is not None and not args.plot.lower().endswith(".png"):
-        raise InvalidArgumentError("--plot", args.plot, "a file name ending in .png")
     if args.bound:
         return _ratio_bands(args)
     curves = ratio_sweep(args.n, args.k, args.eps, mechanisms=args.mechanisms,
@@ -271,7 +294,7 @@ def run_ratio(args: argparse.Namespace) -> int:
                "curves": [{"n": c.n, "k": c.k, "epsilon": c.epsilons,
                            "total_error": c.total_errors, "ratios": c.ratios}
                           for c in curves],
-               "plot": args.plot}
+               "plot": None if args.plot is None else str(args.plot)}
 
     def render(p):
         rows = []
@@ -303,7 +326,7 @@ def _ratio_bands(args: argparse.Namespace) -> int:
                "curves": [{"n": b.n, "k": b.k, "epsilon": b.epsilons, "lower": b.lower,
                            "upper": b.upper, "status": list(b.status), "ratios": b.ratios}
                           for b in bands],
-               "plot": args.plot}
+               "plot": None if args.plot is None else str(args.plot)}
 
     def render(p):
         rows = []

@@ -9,10 +9,14 @@ from optmech.cli._common import (
     add_json_flag,
     emit,
     format_table,
+    number,
+    output_file,
     positive_float,
     positive_int,
+    seed,
 )
 from optmech.multiselect.offsets import DISUTILITIES
+from optmech.validation import InvalidArgumentError
 
 ACTIONS = ("cost", "dilp", "sample")
 NOISES = ("laplace", "gaussian", "logistic")
@@ -46,7 +50,8 @@ def register(subparsers) -> None:
                       help="grid points per axis (default 400 for k <= 2, else 100)")
     dilp.add_argument("--method", choices=("chains", "joint"), default="chains",
                       help="solve chain by chain (default) or as one LP")
-    dilp.add_argument("--plot", metavar="FILE", help="write the optimal vs Laplace noise (PNG)")
+    dilp.add_argument("--plot", metavar="FILE", type=output_file(),
+                      help="write the optimal vs Laplace noise (PNG)")
     add_json_flag(dilp)
     dilp.set_defaults(func=run_dilp)
 
@@ -55,8 +60,8 @@ def register(subparsers) -> None:
     _common(sample)
     sample.add_argument("--noise", choices=NOISES, default="laplace")
     sample.add_argument("--size", type=positive_int, default=100_000)
-    sample.add_argument("--seed", type=int, default=None)
-    sample.add_argument("--user", type=float, default=0.0, help="the user's private value")
+    sample.add_argument("--seed", type=seed, default=None)
+    sample.add_argument("--user", type=number, default=0.0, help="the user's private value")
     add_json_flag(sample)
     sample.set_defaults(func=run_sample)
 
@@ -73,7 +78,7 @@ def run_cost(args: argparse.Namespace) -> int:
     from optmech.multiselect.protocol import MultiSelection
 
     protocol = MultiSelection(args.k, args.eps, args.h, args.noise)
-    payload = {"cost": protocol.cost, "offsets": protocol.offsets, "k": args.k, "eps": args.eps,
+    payload = {"cost": protocol.cost, "offsets": protocol.offsets, "k": args.k, "epsilon": args.eps,
                "h": args.h, "noise": args.noise}
     if args.noise == "laplace":
         from optmech.multiselect.offsets import optimal_response
@@ -99,10 +104,13 @@ def run_cost(args: argparse.Namespace) -> int:
 def run_dilp(args: argparse.Namespace) -> int:
     from optmech.multiselect.dilp import solve_dilp
 
+    if args.plot and not args.ring:
+        raise InvalidArgumentError("--plot", str(args.plot), "used with --ring (the line's "
+                                                             "optimal noise is Laplace)")
     r = solve_dilp(args.k, args.eps, args.grid, ring=args.ring, h=args.h, method=args.method)
     payload = {"primal": r.primal, "dual": r.dual, "gap": r.gap, "laplace_cost": r.laplace_cost,
                "grid": r.grid, "laplace_cost_discrete": r.laplace_cost_discrete,
-               "offsets": r.offsets, "geometry": r.geometry, "k": r.k, "eps": r.epsilon,
+               "offsets": r.offsets, "geometry": r.geometry, "k": r.k, "epsilon": r.epsilon,
                "h": r.disutility, "spacing": r.spacing, "num_chains": r.num_chains,
                "num_cols": r.num_cols, "num_rows": r.num_rows, "method": r.method,
                "solve_seconds": r.solve_seconds}
@@ -110,18 +118,13 @@ def run_dilp(args: argparse.Namespace) -> int:
         from optmech.figures import save_figure
         from optmech.figures.multiselect import ring_noise_figure
 
-        if not args.ring:
-            from optmech.validation import InvalidArgumentError
-
-            raise InvalidArgumentError("--plot", args.plot, "used with --ring (the line's "
-                                                            "optimal noise is Laplace)")
         payload["plot"] = str(save_figure(ring_noise_figure([r]), args.plot))
 
     def render(p):
         rows = [("primal (achievable cost)", p["primal"]), ("dual (lower bound)", p["dual"]),
                 ("gap", p["gap"]), ("Laplace cost (continuous)", p["laplace_cost"]),
                 ("Laplace cost (this grid)", p["laplace_cost_discrete"])]
-        head = (f"{p['geometry']} DILP, k={p['k']}, eps={p['eps']:g}, grid {p['grid']} "
+        head = (f"{p['geometry']} DILP, k={p['k']}, eps={p['epsilon']:g}, grid {p['grid']} "
                 f"(spacing {p['spacing']:.4g}), {p['num_chains']} chains, "
                 f"{p['num_cols']} columns x {p['num_rows']} rows, "
                 f"{p['solve_seconds']:.2f} s")

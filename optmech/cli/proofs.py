@@ -3,17 +3,25 @@
 ``check`` runs every registered identity (:mod:`proofs.registry`) and prints a table, or
 with ``--json`` a JSON *list* with one object per identity (keys ``name``, ``paper``,
 ``source``, ``method``, ``status``, ``statement``, ``sympy``, ``evidence``, ``corrected``,
-``counterexample``).  ``regenerate`` writes ``docs/identities.md``.  Both exit with status 0
-only when no identity is ``failed`` (1 otherwise); bad input exits with status 2.
+``counterexample``).  ``regenerate`` writes ``identities.md`` (the checked identities) and
+``claims.md`` (the claims inventory, :mod:`proofs.claims`); with ``--json`` it prints one
+object ``{"written": [paths], "identities": counts, "claims": counts}``.  Both exit with
+status 0 only when no identity is ``failed`` (1 otherwise); bad input exits with status 2.
+
+Where ``regenerate`` writes: ``--output FILE`` and ``--claims-output FILE``; by default the
+``docs`` folder of the source checkout when optmech runs from one, else ``docs`` under the
+current directory (created if missing); the claims file defaults to ``claims.md`` beside
+the identities file.  Both paths are checked before any identity is checked.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
-from optmech.cli._common import add_actions
+from optmech.cli._common import add_actions, without_undefined
 from optmech.progress import progress
 from optmech.validation import InvalidArgumentError
 
@@ -34,11 +42,19 @@ def register(subparsers) -> None:
                        help="check only this identity (repeatable), e.g. secretary.threshold")
     check.set_defaults(func=run_check)
 
-    regenerate = actions.add_parser("regenerate", help="write docs/identities.md",
-                                    description="Run the checks and write the Markdown report "
-                                                "(deterministic: same input, same bytes).")
-    regenerate.add_argument("--output", type=Path, default=None,
-                            help="file to write (default: docs/identities.md of the checkout)")
+    regenerate = actions.add_parser(
+        "regenerate", help="write docs/identities.md and docs/claims.md",
+        description="Run the checks and write the Markdown reports identities.md and "
+                    "claims.md (deterministic: same input, same bytes).  Default folder: "
+                    "docs/ of the source checkout, or docs/ under the current directory "
+                    "when optmech is installed.")
+    regenerate.add_argument("--output", type=Path, default=None, metavar="FILE",
+                            help="identities file (default: docs/identities.md)")
+    regenerate.add_argument("--claims-output", type=Path, default=None, metavar="FILE",
+                            help="claims file (default: claims.md beside the identities file)")
+    regenerate.add_argument("--json", action="store_true",
+                            help="print one JSON object (paths written, counts) instead of "
+                                 "a line")
     regenerate.set_defaults(func=run_regenerate)
 
 
@@ -63,7 +79,9 @@ def run_check(args: argparse.Namespace) -> int:
 
     outcomes = _run(args.only)
     if args.json:
-        print(json.dumps([o.to_json() for o in outcomes]))
+        # Fields that do not apply (corrected, counter-example of a verified identity) are
+        # left out, never null.
+        print(json.dumps([without_undefined(o.to_json()) for o in outcomes]))
         return _exit_status(outcomes)
     width = max(len(o.identity.name) for o in outcomes)
     print(f"{'identity'.ljust(width)}  status    method")
@@ -80,13 +98,60 @@ def run_check(args: argparse.Namespace) -> int:
     return _exit_status(outcomes)
 
 
-def run_regenerate(args: argparse.Namespace) -> int:
-    from proofs.report import DEFAULT_PATH, summary, write
-
-    path = DEFAULT_PATH if args.output is None else args.output
+def _writable_file(option: str, path: Path) -> Path:
+    """``path`` if a file can be written there (not a directory; its folder exists and is
+    writable), else :class:`InvalidArgumentError` naming ``option``."""
+    path = Path(path)
     if path.is_dir() or not path.parent.is_dir():
-        raise InvalidArgumentError("--output", str(path), "a file in an existing directory")
+        raise InvalidArgumentError(option, str(path), "a file in an existing directory")
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise InvalidArgumentError(option, str(path), "a file we may write")
+    return path
+
+
+def _default_docs() -> Path:
+    """The checkout's ``docs`` folder, else ``docs`` under the current directory (created
+    here if missing; a one-line error asks for ``--output`` when that is impossible)."""
+    from proofs.report import checkout_docs
+
+    docs = checkout_docs() or Path.cwd() / "docs"
+    if not docs.is_dir():
+        try:
+            docs.mkdir()
+        except OSError as error:
+            raise InvalidArgumentError(
+                "--output", "(not given)", f"a file to write: the default {docs}/identities.md "
+                f"cannot be created ({error.strerror})") from None
+    return docs
+
+
+def output_paths(output: Path | None, claims_output: Path | None) -> tuple[Path, Path]:
+    """The identities and claims files ``regenerate`` writes, checked before any work."""
+    identities = _writable_file("--output", output if output is not None
+                                else _default_docs() / "identities.md")
+    claims = _writable_file("--claims-output", claims_output if claims_output is not None
+                            else identities.parent / "claims.md")
+    if identities.resolve() == claims.resolve():
+        raise InvalidArgumentError("--claims-output", str(claims),
+                                   "a file other than the identities file")
+    return identities, claims
+
+
+def run_regenerate(args: argparse.Namespace) -> int:
+    from proofs.claims import claims, coverage
+    from proofs.claims.report import summary as claims_summary
+    from proofs.claims.report import write as write_claims
+    from proofs.report import counts, summary, write
+
+    identities_path, claims_path = output_paths(args.output, args.claims_output)
+    inventory = claims()
     outcomes = _run(None)
-    write(outcomes, path)
-    print(f"wrote {path}: {summary(outcomes)}")
+    write(outcomes, identities_path)
+    write_claims(claims_path, inventory)
+    if args.json:
+        print(json.dumps({"written": [str(identities_path), str(claims_path)],
+                          "identities": counts(outcomes), "claims": coverage(inventory)}))
+    else:
+        print(f"wrote {identities_path}: {summary(outcomes)}")
+        print(f"wrote {claims_path}: {claims_summary(inventory)}")
     return _exit_status(outcomes)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from optmech.cli._common import add_json_flag, emit, format_table
+from optmech.cli._common import add_json_flag, emit, format_table, output_dir
 
 
 def register(subparsers) -> None:
@@ -20,7 +20,7 @@ def register(subparsers) -> None:
                         help="smaller sweeps (under 2 minutes on 2 cores)")
     parser.add_argument("--only", choices=areas(), action="append", metavar="AREA",
                         help=f"run only this area (repeatable): {', '.join(areas())}")
-    parser.add_argument("--out", type=Path, default=Path("reproduce-out"),
+    parser.add_argument("--out", type=output_dir, default=Path("reproduce-out"),
                         help="output folder for report.md and figures (default reproduce-out)")
     add_json_flag(parser)
     parser.set_defaults(func=run)

@@ -7,7 +7,16 @@ import argparse
 import math
 import sys
 
-from optmech.cli._common import add_actions, add_json_flag, emit, format_table
+from optmech.cli._common import (
+    add_actions,
+    add_json_flag,
+    emit,
+    format_table,
+    integer,
+    number,
+    output_file,
+    positive_float,
+)
 
 __all__ = ["register"]
 
@@ -20,7 +29,7 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "secretary", help="private secretary problem: p-mix privacy, optimal private rule",
         description="Differentially private stopping rules for the secretary problem "
-                    "(private-secretary-v2): exact privacy of the p-mix of the optimal rule "
+                    "(Grining, Klonowski, Sulkowska, arXiv:2005.01586): exact privacy of the p-mix of the optimal rule "
                     "with the blind choice, and the optimal (ε, δ)-DP rule by LP.")
     actions = add_actions(parser)
 
@@ -30,12 +39,12 @@ def register(subparsers) -> None:
                     "given δ (default δ = 0), or δ for a given ε; exact over all pairs "
                     "(Theorem 3.2), the paper's closed form (Theorem 4.2 / Corollary 2), "
                     "its n -> infinity limit and Theorem 4.1's bound.")
-    profile.add_argument("--n", type=int, required=True, help="number of candidates (>= 2)")
-    profile.add_argument("--p", type=float, required=True, help="mix weight of M*, in [0, 1]")
-    profile.add_argument("--l", type=int, default=1, help="metric d_l, l in 1..n-1 (default 1)")
+    profile.add_argument("--n", type=integer, required=True, help="number of candidates (>= 2)")
+    profile.add_argument("--p", type=number, required=True, help="mix weight of M*, in [0, 1]")
+    profile.add_argument("--l", type=integer, default=1, help="metric d_l, l in 1..n-1 (default 1)")
     target = profile.add_mutually_exclusive_group()
-    target.add_argument("--delta", type=float, help="δ in [0, 1]: report ε(δ) (default δ = 0)")
-    target.add_argument("--eps", type=float, help="ε >= 0: report δ(ε)")
+    target.add_argument("--delta", type=number, help="δ in [0, 1]: report ε(δ) (default δ = 0)")
+    target.add_argument("--eps", type=number, help="ε >= 0: report δ(ε)")
     add_json_flag(profile)
     profile.set_defaults(func=run_profile)
 
@@ -43,23 +52,23 @@ def register(subparsers) -> None:
         "optimal", help="optimal (ε, δ)-DP stopping rule vs the best p-mix",
         description="Solve the LP of the best (ε, δ)-DP stopping rule under d_l and compare "
                     "it with the best p-mix at the same (ε, δ, l), computed exactly at n.")
-    optimal.add_argument("--n", type=int, required=True, help="number of candidates (>= 2)")
-    optimal.add_argument("--eps", type=float, required=True, help="ε >= 0")
-    optimal.add_argument("--delta", type=float, required=True, help="δ in [0, 1]")
-    optimal.add_argument("--l", type=int, default=1, help="metric d_l, l in 1..n-1 (default 1)")
+    optimal.add_argument("--n", type=integer, required=True, help="number of candidates (>= 2)")
+    optimal.add_argument("--eps", type=number, required=True, help="ε >= 0")
+    optimal.add_argument("--delta", type=number, required=True, help="δ in [0, 1]")
+    optimal.add_argument("--l", type=integer, default=1, help="metric d_l, l in 1..n-1 (default 1)")
     optimal.add_argument("--payoff", default="best", choices=("best", "top-m", "rank"),
                          help="best: P(best); top-m: P(one of the m best); rank: -E[rank]")
-    optimal.add_argument("--m", type=int, help="m for --payoff top-m")
+    optimal.add_argument("--m", type=integer, help="m for --payoff top-m")
     optimal.add_argument("--method", default="auto",
                          choices=("auto", "column-generation", "highs"),
                          help="LP solver: highs (the full LP, n up to about 150), "
                               "column-generation (any n), auto (default: highs for "
                               "n <= 120, else column-generation)")
-    optimal.add_argument("--time-limit", type=float, metavar="SECONDS",
+    optimal.add_argument("--time-limit", type=positive_float, metavar="SECONDS",
                          help="give up after this many seconds (one-line error, exit 1)")
     optimal.add_argument("--rule", action="store_true",
                          help="include the stopping probabilities per (time, relative rank)")
-    optimal.add_argument("--plot", metavar="FILE", help="write a PNG of both rank distributions")
+    optimal.add_argument("--plot", metavar="FILE", type=output_file(), help="write a PNG of both rank distributions")
     add_json_flag(optimal)
     optimal.set_defaults(func=run_optimal)
 

@@ -1,4 +1,6 @@
-"""``optmech select pmf|error|sample``: one selection mechanism on one score vector."""
+"""``optmech select pmf|error|sample``: one selection mechanism on one score vector;
+``optmech select em-pf-search``: the largest ``E[err EM] / E[err PF]`` found over score
+vectors (:mod:`optmech.selection.em_pf_search`)."""
 
 from __future__ import annotations
 
@@ -8,14 +10,19 @@ import math
 from optmech.cli._common import (
     add_json_flag,
     emit,
+    fail_usage,
     float_list,
     format_table,
+    int_list,
+    integer,
     positive_float,
     positive_int,
+    seed,
 )
+from optmech.resources import require_memory
 from optmech.selection.mechanisms import MECHANISMS, make_mechanism
 
-ACTIONS = ("pmf", "error", "sample")
+ACTIONS = ("pmf", "error", "sample", "em-pf-search")
 
 
 def finite_scores(text: str) -> list[float]:
@@ -26,31 +33,58 @@ def finite_scores(text: str) -> list[float]:
     return values
 
 
+def positive_floats(text: str) -> list[float]:
+    """argparse type: comma-separated finite numbers > 0."""
+    values = float_list(text)
+    if not all(v > 0 for v in values):
+        raise argparse.ArgumentTypeError(f"expected numbers > 0, got {text!r}")
+    return values
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "select", help="probabilities, expected error or samples of a selection mechanism",
         description="Exact pmf, expected error (max score - selected score) or samples of "
-                    "a private selection mechanism on one score vector.  Write negative "
-                    "leading scores as --scores=-1,0.")
+                    "a private selection mechanism on one score vector; em-pf-search: the "
+                    "largest ratio E[err EM]/E[err PF] found over score vectors (it is "
+                    "below 2 for every vector, and 2 is the supremum).")
     parser.add_argument("action", choices=ACTIONS)
-    parser.add_argument("--mechanism", required=True, choices=MECHANISMS)
-    parser.add_argument("--scores", required=True, type=finite_scores,
-                        help="comma-separated utilities, e.g. 0,-1,-3")
-    parser.add_argument("--eps", required=True, type=positive_float, help="epsilon > 0")
+    parser.add_argument("--mechanism", choices=MECHANISMS,
+                        help="the mechanism (pmf, error, sample)")
+    parser.add_argument("--scores", type=finite_scores,
+                        help="comma-separated utilities, e.g. 0,-1,-3 (pmf, error, sample)")
+    parser.add_argument("--eps", required=True, type=positive_floats,
+                        help="epsilon > 0; em-pf-search: a comma list")
     parser.add_argument("--sensitivity", type=positive_float, default=1.0,
                         help="score sensitivity Δ > 0 (default 1)")
     parser.add_argument("--monotonic", action="store_true",
                         help="scores move in one direction between neighbours")
     parser.add_argument("--size", type=positive_int, default=10, help="number of samples (sample)")
-    parser.add_argument("--seed", type=int, default=None, help="random seed (sample)")
+    parser.add_argument("--seed", type=seed, default=None,
+                        help="random seed (sample; em-pf-search, default 0)")
+    parser.add_argument("--n", type=int_list, default=None,
+                        help="em-pf-search: comma list of candidate counts (2 to 200)")
+    parser.add_argument("--starts", type=integer, default=10,
+                        help="em-pf-search: random starts per (n, eps), >= 0 (default 10)")
     add_json_flag(parser)
     parser.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    import numpy as np
+def _require(args: argparse.Namespace, *names: str) -> None:
+    missing = [f"--{name}" for name in names if getattr(args, name) is None]
+    if missing:
+        fail_usage(f"optmech select {args.action}: the following arguments are required: "
+                   + ", ".join(missing))
 
-    mechanism = make_mechanism(args.mechanism, args.eps, args.sensitivity, args.monotonic)
+
+def run(args: argparse.Namespace) -> int:
+    if args.action == "em-pf-search":
+        return run_search(args)
+    _require(args, "mechanism", "scores")
+    if len(args.eps) != 1:
+        fail_usage(f"optmech select {args.action}: argument --eps: one value, got "
+                   f"{len(args.eps)}")
+    mechanism = make_mechanism(args.mechanism, args.eps[0], args.sensitivity, args.monotonic)
     if args.action == "pmf":
         probs = mechanism.pmf(args.scores)
         emit(args, {"pmf": probs},
@@ -61,7 +95,35 @@ def run(args: argparse.Namespace) -> int:
         emit(args, {"expected_error": mechanism.expected_error(args.scores)},
              lambda p: f"expected error: {p['expected_error']:.12g}")
     else:
-        draws = mechanism.sample(args.scores, size=args.size,
-                                 rng=np.random.default_rng(args.seed))
+        # Printing turns every draw into a Python int and text: about 48 bytes a draw.
+        require_memory(48 * args.size, "--size", args.size)
+        draws = mechanism.sample(args.scores, size=args.size, rng=args.seed)
         emit(args, {"samples": draws}, lambda p: " ".join(map(str, p["samples"].tolist())))
+    return 0
+
+
+def run_search(args: argparse.Namespace) -> int:
+    from optmech.selection.em_pf_search import search_em_pf_ratio
+
+    _require(args, "n")
+    results = search_em_pf_ratio(args.n, args.eps, starts=args.starts,
+                                 seed=0 if args.seed is None else args.seed)
+    best = max(results, key=lambda r: r.ratio)
+    payload = {"searches": [{"n": r.n, "epsilon": r.epsilon, "ratio": r.ratio,
+                             "deficit": r.deficit, "bound": r.bound, "family": r.family,
+                             "scores": r.scores, "ratios": r.ratios,
+                             "evaluations": r.evaluations} for r in results],
+               "largest_ratio": best.ratio, "n": best.n, "epsilon": best.epsilon,
+               "scores": best.scores, "supremum": 2.0}
+
+    def render(p):
+        rows = [(r["n"], f"{r['epsilon']:g}", f"{r['ratio']:.15g}", f"{r['deficit']:.3e}",
+                 r["family"], r["evaluations"]) for r in p["searches"]]
+        table = format_table(["n", "epsilon", "largest ratio", "2 - ratio", "found by",
+                              "evaluations"], rows)
+        return (table + f"\nlargest ratio found {p['largest_ratio']:.15g} (n = {p['n']}, "
+                        f"eps = {p['epsilon']:g}); the supremum over all score vectors is 2, "
+                        "never attained (identity permute_flip.em_pf_ratio_below_two)")
+
+    emit(args, payload, render)
     return 0

@@ -10,40 +10,14 @@ Differentially Private Algorithms using DPBench*, SIGMOD 2016), shipped in ``dpb
 * :mod:`~.tasks`: mode and median scores and the exact expected error of each mechanism.
 """
 
-from optmech.data.datasets import (
-    DATASETS,
-    PAPER_BINS,
-    PAPER_DATASETS,
-    check_histogram,
-    coarsen,
-    load_histogram,
-)
-from optmech.data.tasks import (
-    TASKS,
-    Task,
-    budget_ratio,
-    epsilon_for_error,
-    error_curves,
-    expected_errors,
-    get_task,
-    median_scores,
-    mode_scores,
-)
+from optmech._lazy import lazy_exports
 
-__all__ = [
-    "DATASETS",
-    "PAPER_BINS",
-    "PAPER_DATASETS",
-    "TASKS",
-    "Task",
-    "budget_ratio",
-    "check_histogram",
-    "coarsen",
-    "epsilon_for_error",
-    "error_curves",
-    "expected_errors",
-    "get_task",
-    "load_histogram",
-    "median_scores",
-    "mode_scores",
-]
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "optmech.data.datasets": (
+        "DATASETS", "PAPER_BINS", "PAPER_DATASETS", "check_histogram", "coarsen", "load_histogram",
+    ),
+    "optmech.data.tasks": (
+        "TASKS", "Task", "budget_ratio", "epsilon_for_error", "error_curves", "error_ratio",
+        "expected_errors", "get_task", "median_scores", "mode_scores",
+    ),
+})

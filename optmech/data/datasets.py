@@ -30,7 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from optmech.validation import InvalidArgumentError, check_integer
+from optmech.resources import require_memory
+from optmech.validation import InvalidArgumentError, as_real_array, check_integer
 
 __all__ = [
     "DATASETS",
@@ -63,10 +64,7 @@ def check_histogram(counts, argument: str = "counts") -> np.ndarray:
     of finite, non-negative, integer-valued counts whose total is positive (an all-zero
     histogram has no individuals: no mode or median).
     """
-    try:
-        values = np.array(counts, dtype=float)
-    except (TypeError, ValueError):
-        raise InvalidArgumentError(argument, counts, _HISTOGRAM) from None
+    values = as_real_array(counts, argument, _HISTOGRAM)
     if values.ndim != 1:
         raise InvalidArgumentError(argument, counts, _HISTOGRAM + f" (got {values.ndim}-D)")
     if values.size == 0:
@@ -112,6 +110,8 @@ def _read_file(path: Path) -> np.ndarray:
                                    "a built-in name (" + ", ".join(DATASETS)
                                    + ") or an existing .npy/.csv file (file not found)")
     suffix = path.suffix.lower()
+    # Parsing holds the file's text and a float array per count: ~20 bytes per byte of CSV.
+    require_memory(20 * path.stat().st_size, "dataset", str(path))
     try:
         if suffix == ".npy":
             data = np.load(path, allow_pickle=False)

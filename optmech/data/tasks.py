@@ -46,12 +46,16 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy.optimize import brentq
 
 from optmech.data.datasets import check_histogram
 from optmech.progress import progress
-from optmech.selection.mechanisms import make_mechanism
-from optmech.validation import InvalidArgumentError, check_choice, check_positive, check_scores
+from optmech.validation import (
+    InvalidArgumentError,
+    check_choice,
+    check_finite_result,
+    check_positive,
+    check_scores,
+)
 
 __all__ = [
     "MECHANISMS",
@@ -60,6 +64,7 @@ __all__ = [
     "budget_ratio",
     "epsilon_for_error",
     "error_curves",
+    "error_ratio",
     "expected_errors",
     "get_task",
     "median_scores",
@@ -180,8 +185,27 @@ def expected_errors(scores, epsilon: float, *, sensitivity: float = 1.0,
     within ~1e-12).  With ``monotonic=True`` every mechanism uses its monotonic variant.
     """
     q = check_scores(scores)
+    from optmech.selection.mechanisms import make_mechanism  # imported on use (CLI start-up)
+
     return {name: make_mechanism(name, epsilon, sensitivity, monotonic).expected_error(q)
             for name in mechanisms}
+
+
+def error_ratio(scores, epsilon: float, *, sensitivity: float = 1.0, monotonic: bool = False,
+                mechanism: str = "em", reference: str = "pf") -> float:
+    """``E[error of mechanism] / E[error of reference]`` at ``epsilon``, from log-space
+    expected errors (:meth:`~optmech.selection.mechanisms.SelectionMechanism.log_expected_error`),
+    so the ratio stays exact where both errors underflow to 0 (a best bin far ahead at large
+    epsilon).  When every bin ties with the best both errors are exactly 0 and the ratio is
+    1 by convention (the two mechanisms are equally accurate)."""
+    q = check_scores(scores)
+    from optmech.selection.mechanisms import make_mechanism
+
+    logs = [make_mechanism(name, epsilon, sensitivity, monotonic).log_expected_error(q)
+            for name in (mechanism, reference)]
+    if logs[0] == logs[1] == -math.inf:
+        return 1.0
+    return check_finite_result(math.exp(logs[0] - logs[1]), "the error ratio")
 
 
 def error_curves(scores, epsilons, *, sensitivity: float = 1.0, monotonic: bool = False,
@@ -233,6 +257,8 @@ def epsilon_for_error(scores, target: float, *, mechanism: str = "em",
         raise InvalidArgumentError("target", target,
                                    "an error reached for epsilon in [4^-60, 4^60]")
     lo, hi = sorted((log_eps, nxt))
+    from scipy.optimize import brentq  # scipy only where it is used: the CLI starts fast
+
     return math.exp(brentq(excess, lo, hi, xtol=1e-14, rtol=1e-13))
 
 

@@ -21,7 +21,7 @@ from optmech.multiselect.dilp import DilpResult
 from optmech.multiselect.offsets import optimal_response
 from optmech.multiselect.ring import TruncatedLaplace
 
-__all__ = ["laplace_offsets_figure", "ring_noise_figure"]
+__all__ = ["dual_ode_figure", "laplace_offsets_figure", "ring_noise_figure"]
 
 
 def laplace_offsets_figure(k: int = 5, epsilons: Sequence[float] = (0.3, 0.5, 1.0), h=None,
@@ -65,4 +65,18 @@ def ring_noise_figure(results: Sequence[DilpResult]):
         ax.set_ylabel("ρ(t)")
         ax.set_title(f"ring, k = {r.k}, ε = {r.epsilon:g} (grid {r.grid})")
         ax.legend(fontsize=8, loc="lower center")
+    return fig
+
+
+def dual_ode_figure(curves: dict[str, tuple[np.ndarray, np.ndarray]], title: str):
+    """Figure 3 of the paper: solutions ``nu(r)`` of the dual differential equation (18), one
+    panel per curve (label -> (r, nu))."""
+    fig, axes = new_figure(ncols=len(curves))
+    for ax, (label, (r, nu)) in zip(axes[0], curves.items()):
+        ax.plot(r, nu)
+        ax.axhline(0.0, color="k", lw=0.6)
+        ax.set(xlabel="r", ylabel="nu(r)", title=label)
+        ax.set_xlim(-8, 8)
+        ax.set_ylim(-0.3, 0.3)
+    fig.suptitle(title, fontsize=10)
     return fig

@@ -1,5 +1,5 @@
-"""Figures of the private secretary paper (Figures 1-6 of ``private-secretary-v2``) and the
-optimal private rule against the best p-mix.
+"""Figures of the private secretary paper (Figures 1-6 of Grining et al.,
+arXiv:2005.01586v4) and the optimal private rule against the best p-mix.
 
 Figures 1-6 are the paper's asymptotic (n -> infinity) curves under d_l; Figures 4-6 also
 show the exact values at finite n (dashed) from :mod:`optmech.secretary.privacy`.

@@ -7,7 +7,7 @@ import numpy as np
 from optmech.figures import new_figure
 from optmech.selection.worst_case import em_error_on_step, pf_error_on_step, worst_case_error
 
-__all__ = ["figure_1"]
+__all__ = ["figure_1", "figure_4"]
 
 
 def figure_1(ns_ratio=(2, 3, 5, 10, 100), ns_worst=None, epsilon: float = 1.0):
@@ -39,3 +39,16 @@ def figure_1(ns_ratio=(2, 3, 5, 10, 100), ns_worst=None, epsilon: float = 1.0):
           xscale="log")
     c.legend()
     return fig, {"n": ns, "em_worst": em, "pf_worst": pf}
+
+
+def figure_4(cs, errors: dict[str, np.ndarray], n: int = 3, epsilon: float = 1.0):
+    """Appendix F, Figure 4: expected error of EM, PF and report-noisy-max with Laplace noise
+    (scale 2Δ/ε) on ``(c, ..., c, 0)`` against ``c``; ``errors`` maps a label to the curve."""
+    fig, axes = new_figure()
+    ax = axes[0, 0]
+    for label, values in errors.items():
+        ax.plot(cs, values, label=label)
+    ax.set(xlabel="c", ylabel="expected error",
+           title=f"Appendix F: n = {n}, ε = {epsilon:g}, Δ = 1")
+    ax.legend()
+    return fig

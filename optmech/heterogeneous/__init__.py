@@ -23,56 +23,22 @@ a mechanism from its name.  The synthetic scenario study (Sections VI-VII, scena
 and the correlation sweep) is :mod:`~optmech.heterogeneous.scenarios`.
 """
 
-from optmech.heterogeneous.base import HeterogeneousMechanism
-from optmech.heterogeneous.gem import (
-                                       CombinedGEM,
-                                       GeneralisedExponentialMechanism,
-                                       ModifiedGEM,
-                                       spearman_correlation,
-)
-from optmech.heterogeneous.gem_transform import gem_scores, gem_scores_reference
-from optmech.heterogeneous.inputs import check_scores_and_sensitivities
-from optmech.heterogeneous.noisy_max import GlobalNoisyMax, HeterogeneousNoisyMax, UniformChoice
-from optmech.heterogeneous.random_stopping import (
-                                       RandomStopping,
-                                       StoppingDistribution,
-                                       random_stopping_pmf,
-)
-from optmech.heterogeneous.registry import MECHANISM_NAMES, make_heterogeneous
-from optmech.heterogeneous.scenarios import (
-                                       FIGURE_SCENARIOS,
-                                       SCENARIOS,
-                                       Scenario,
-                                       ScenarioResult,
-                                       correlation_scenario,
-                                       run_scenario,
-                                       scenario,
-                                       scenario_from_key,
-)
+from optmech._lazy import lazy_exports
 
-__all__ = [
-    "CombinedGEM",
-    "FIGURE_SCENARIOS",
-    "GeneralisedExponentialMechanism",
-    "GlobalNoisyMax",
-    "HeterogeneousMechanism",
-    "HeterogeneousNoisyMax",
-    "MECHANISM_NAMES",
-    "ModifiedGEM",
-    "RandomStopping",
-    "SCENARIOS",
-    "Scenario",
-    "ScenarioResult",
-    "StoppingDistribution",
-    "UniformChoice",
-    "check_scores_and_sensitivities",
-    "correlation_scenario",
-    "gem_scores",
-    "gem_scores_reference",
-    "make_heterogeneous",
-    "random_stopping_pmf",
-    "run_scenario",
-    "scenario",
-    "scenario_from_key",
-    "spearman_correlation",
-]
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "optmech.heterogeneous.base": ("HeterogeneousMechanism",),
+    "optmech.heterogeneous.gem": (
+        "CombinedGEM", "GeneralisedExponentialMechanism", "ModifiedGEM", "spearman_correlation",
+    ),
+    "optmech.heterogeneous.gem_transform": ("gem_scores", "gem_scores_reference"),
+    "optmech.heterogeneous.inputs": ("check_scores_and_sensitivities",),
+    "optmech.heterogeneous.noisy_max": ("GlobalNoisyMax", "HeterogeneousNoisyMax", "UniformChoice"),
+    "optmech.heterogeneous.random_stopping": (
+        "RandomStopping", "StoppingDistribution", "random_stopping_pmf",
+    ),
+    "optmech.heterogeneous.registry": ("MECHANISM_NAMES", "make_heterogeneous"),
+    "optmech.heterogeneous.scenarios": (
+        "FIGURE_SCENARIOS", "SCENARIOS", "Scenario", "ScenarioResult", "correlation_scenario",
+        "run_scenario", "scenario", "scenario_from_key",
+    ),
+})

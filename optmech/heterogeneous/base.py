@@ -22,8 +22,9 @@ import numpy as np
 
 from optmech.heterogeneous.inputs import check_scores_and_sensitivities
 from optmech.selection.mechanisms import PrivacyGuarantee
-from optmech.selection.samplers import as_generator, sample_shape, shaped
-from optmech.validation import check_positive
+from optmech.selection.samplers import sample_shape, shaped
+from optmech.selection.scores import expected_gap, gaps
+from optmech.validation import check_finite_result, check_positive, check_rng
 
 __all__ = ["DrawnMechanism", "HeterogeneousMechanism"]
 
@@ -37,6 +38,8 @@ class HeterogeneousMechanism(ABC):
 
     def __init__(self, epsilon: float):
         self.epsilon = check_positive(epsilon, "epsilon")
+        # As given: an int or Fraction stays exact for sample(..., exact=True).
+        self._given_epsilon = epsilon
 
     @property
     @abstractmethod
@@ -70,19 +73,24 @@ class HeterogeneousMechanism(ABC):
         return self._pmf(*self.inputs(scores, sensitivities))
 
     def expected_error(self, scores, sensitivities) -> float:
-        """``E[q* - q_M] = sum_r pmf_r (q* - q_r)``."""
+        """``E[q* - q_M] = sum_r pmf_r (q* - q_r)`` (refused if it overflows a double)."""
         q, d = self.inputs(scores, sensitivities)
-        return float(self._pmf(q, d) @ (q.max() - q))
+        return expected_gap(self._pmf(q, d), q)
 
     def expected_squared_error(self, scores, sensitivities) -> float:
-        """``E[(q* - q_M)^2] = sum_r pmf_r (q* - q_r)^2``."""
+        """``E[(q* - q_M)^2] = sum_r pmf_r (q* - q_r)^2`` (refused if it overflows)."""
         q, d = self.inputs(scores, sensitivities)
-        return float(self._pmf(q, d) @ (q.max() - q) ** 2)
+        p = self._pmf(q, d)
+        live = p > 0
+        with np.errstate(over="ignore"):
+            value = float(p[live] @ gaps(q)[live] ** 2)
+        return check_finite_result(value, "the expected squared error")
 
     def sample(self, scores, sensitivities, size=None, rng=None, **options):
         """Random selections: an ``int`` if ``size`` is None, else an array of that shape.
 
-        ``rng`` is a ``numpy.random.Generator`` (None: a fresh default generator).  Mechanisms
+        ``rng``: None (a fresh generator), an integer seed >= 0 or a
+        ``numpy.random.Generator``.  Mechanisms
         that run a foundation mechanism (GEM and mGEM run permute-and-flip) pass ``options``
         through to its ``sample``; the others accept none.
         """
@@ -107,4 +115,4 @@ class DrawnMechanism(HeterogeneousMechanism):
             raise TypeError(f"{type(self).__name__}.sample() takes no options; got "
                             + ", ".join(sorted(options)))
         shape, count = sample_shape(size)
-        return shaped(self._draw(q, d, count, as_generator(rng)), shape)
+        return shaped(self._draw(q, d, count, check_rng(rng)), shape)

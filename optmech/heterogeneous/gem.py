@@ -25,16 +25,16 @@ pmf is the exact two-component mixture.  The paper's experiments use ``ε_c = 0.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
-from scipy.stats import rankdata
 
 from optmech.heterogeneous.base import HeterogeneousMechanism
 from optmech.heterogeneous.gem_transform import gem_scores
 from optmech.selection.exact.sampling import bernoulli_logistic
 from optmech.selection.mechanisms import PermuteAndFlip, PrivacyGuarantee
-from optmech.selection.samplers import as_generator, sample_shape, shaped
-from optmech.validation import InvalidArgumentError, check_finite, check_positive
+from optmech.selection.samplers import sample_shape, shaped
+from optmech.validation import InvalidArgumentError, check_finite, check_positive, check_rng
 
 __all__ = ["CombinedGEM", "GeneralisedExponentialMechanism", "ModifiedGEM",
            "spearman_correlation"]
@@ -45,6 +45,8 @@ DEFAULT_CORRELATION_SHARE = 0.6
 
 def spearman_correlation(x, y) -> float:
     """Spearman's rank correlation (average ranks for ties); 0 when either is constant."""
+    from scipy.stats import rankdata  # imported on use: the CLI starts fast
+
     rx, ry = rankdata(x), rankdata(y)
     rx, ry = rx - rx.mean(), ry - ry.mean()
     norm = math.sqrt(float(rx @ rx) * float(ry @ ry))
@@ -87,7 +89,7 @@ class GeneralisedExponentialMechanism(HeterogeneousMechanism):
                                 "2015); permute-and-flip on them (McKenna-Sheldon 2020, Thm 1)")
 
     def _pf(self) -> PermuteAndFlip:
-        return PermuteAndFlip(self.epsilon, 1.0)
+        return PermuteAndFlip(self._given_epsilon, 1)
 
     def _pmf(self, q, d):
         return self._pf().pmf(gem_scores(q, d, self.shift(q.size)))
@@ -109,7 +111,8 @@ class CombinedGEM(HeterogeneousMechanism):
     picks mGEM (positive) or GEM (negative).
 
     ``epsilon_c`` (default ``0.6 ε``, the paper's choice) is spent on 2-ary randomised
-    response; GEM/mGEM get ``ε - ε_c``.  ``0 < ε_c < ε`` is required.
+    response; GEM/mGEM get ``ε - ε_c``.  ``0 < ε_c < ε`` is required.  Given as ints or
+    ``Fraction``, both budgets and their difference stay exact for ``exact=True``.
     """
 
     name = "combined_gem"
@@ -119,13 +122,16 @@ class CombinedGEM(HeterogeneousMechanism):
         super().__init__(epsilon)
         if epsilon_c is None:
             epsilon_c = DEFAULT_CORRELATION_SHARE * self.epsilon
-        epsilon_c = check_positive(epsilon_c, "epsilon_c")
-        if epsilon_c >= self.epsilon:
+            if isinstance(epsilon, (int, Fraction)) and not isinstance(epsilon, bool):
+                epsilon_c = Fraction(str(DEFAULT_CORRELATION_SHARE)) * epsilon
+        self.epsilon_c = check_positive(epsilon_c, "epsilon_c")
+        if self.epsilon_c >= self.epsilon:
             raise InvalidArgumentError("epsilon_c", epsilon_c,
                                        f"a number in (0, epsilon = {self.epsilon:g})")
-        self.epsilon_c = epsilon_c
-        self.gem = GeneralisedExponentialMechanism(self.epsilon - epsilon_c, beta)
-        self.mgem = ModifiedGEM(self.epsilon - epsilon_c, beta)
+        self._given_epsilon_c = epsilon_c
+        rest = epsilon - epsilon_c
+        self.gem = GeneralisedExponentialMechanism(rest, beta)
+        self.mgem = ModifiedGEM(rest, beta)
 
     @property
     def privacy(self) -> PrivacyGuarantee:
@@ -153,9 +159,9 @@ class CombinedGEM(HeterogeneousMechanism):
         # is exact too (and rng=None means the OS CSPRNG).
         shape, count = sample_shape(size)
         if options.get("exact"):
-            truthful = bernoulli_logistic(self.epsilon_c, count, rng)
+            truthful = bernoulli_logistic(self._given_epsilon_c, count, rng)
         else:
-            truthful = as_generator(rng).random(count) < 1.0 / (1.0 + math.exp(-self.epsilon_c))
+            truthful = check_rng(rng).random(count) < 1.0 / (1.0 + math.exp(-self.epsilon_c))
         modified = truthful if spearman_correlation(q, d) >= 0 else ~truthful
         out = np.empty(count, dtype=np.int64)
         out[modified] = self.mgem._sample(q, d, int(modified.sum()), rng, **options)

@@ -118,13 +118,16 @@ def _tangent_vertices(hx: np.ndarray, hy: np.ndarray, ax: np.ndarray, ay: np.nda
 def gem_scores(scores, sensitivities, t: float) -> np.ndarray:
     """Normalised GEM scores ``q'`` of eqn (7), in ``O(n log n)``.
 
+    Returns ``q'`` with ``q'_a <= 0`` and ``max_a q'_a = 0``; see the module docstring.
+
     Parameters
     ----------
-    scores : candidate scores ``q_a`` (finite).
-    sensitivities : candidate-wise sensitivities ``Δ_a > 0``, same length.
-    t : the shift ``t`` (GEM uses ``2 log(n/β)/ε``, mGEM its negative).
-
-    Returns ``q'`` with ``q'_a <= 0`` and ``max_a q'_a = 0``; see the module docstring.
+    scores
+        candidate scores ``q_a`` (finite).
+    sensitivities
+        candidate-wise sensitivities ``Δ_a > 0``, same length.
+    t
+        the shift ``t`` (GEM uses ``2 log(n/β)/ε``, mGEM its negative).
     """
     q, d = check_scores_and_sensitivities(scores, sensitivities)
     t = check_finite(t, "t")

@@ -106,12 +106,22 @@ class GlobalNoisyMax(HeterogeneousMechanism):
 
     ``pmf``, ``sample`` (keyword options included) delegate to
     :class:`~optmech.selection.mechanisms.PermuteAndFlip` with sensitivity ``max Δ``.  ε-DP.
+    With ``exact=True`` epsilon, the scores and ``max Δ`` reach the exact sampler as given
+    (an int or ``Fraction`` stays exact).
     """
 
     name = "rnm"
 
     def _mechanism(self, d: np.ndarray) -> PermuteAndFlip:
-        return PermuteAndFlip(self.epsilon, float(d.max()))
+        return PermuteAndFlip(self._given_epsilon, float(d.max()))
+
+    def sample(self, scores, sensitivities, size=None, rng=None, **options):
+        if options.get("exact") is not True:
+            return super().sample(scores, sensitivities, size, rng, **options)
+        self.inputs(scores, sensitivities)                      # validation only
+        largest = max(np.asarray(sensitivities, dtype=object).ravel().tolist())
+        return PermuteAndFlip(self._given_epsilon, largest).sample(
+            scores, size=size, rng=rng, **options)
 
     @property
     def privacy(self) -> PrivacyGuarantee:

@@ -51,7 +51,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import gammaln
 
 from optmech.heterogeneous.base import DrawnMechanism
 from optmech.selection.mechanisms import PrivacyGuarantee
@@ -66,6 +65,7 @@ SUM_TOLERANCE = 1e-10
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(16)
 _MAX_NODES = 4_000_000
 _CHUNK = 1 << 10
+_KEEP_CELLS = 1 << 24    # kernel values kept between the two passes (128 MiB)
 _TABLE_LIMIT = 50_000_000
 _TABLE_TAIL = 1e-17
 _DRAWS_PER_BLOCK = 1 << 22
@@ -113,6 +113,8 @@ class StoppingDistribution:
             else:
                 # prod_{l<k} (l+η)/(l+1) = Γ(k+η) / (Γ(η) Γ(k+1)); its sign (that of η)
                 # cancels the sign of γ^{-η} - 1.
+                from scipy.special import gammaln  # imported on use: the CLI starts fast
+
                 out = np.exp(k * math.log1p(-g) + gammaln(k + self.eta) - gammaln(self.eta)
                              - gammaln(k + 1) - self._log_normaliser())
         return np.where(k >= 1, out, 0.0)
@@ -204,7 +206,8 @@ def _panel_edges(q: np.ndarray, b: np.ndarray, reach: float) -> np.ndarray:
         opens = np.r_[True, lo[1:] > hi[:-1]]
         starts = lo[opens]
         ends = hi[np.r_[np.flatnonzero(opens)[1:] - 1, lo.size - 1]]
-        pieces = np.ceil((ends - starts) / (4.0 * 2.0 ** k)).astype(np.int64)
+        # At least one piece: a window can be narrower than the spacing of doubles near q.
+        pieces = np.maximum(np.ceil((ends - starts) / (4.0 * 2.0 ** k)), 1).astype(np.int64)
         which = np.repeat(np.arange(starts.size), pieces + 1)
         step = np.arange(which.size) - np.repeat(np.cumsum(pieces + 1) - pieces - 1, pieces + 1)
         edges.append(starts[which] + (ends - starts)[which] * step / pieces[which])
@@ -237,17 +240,27 @@ def random_stopping_pmf(scores, scales, stopping: StoppingDistribution) -> np.nd
     # S(x) = sum_s weight_s S_s(x) with S_s = h_s above q_s and 1 - h_s below, where
     # h_s = exp(-|x - q_s|/b_s)/2 (which is also b_s times the density f_s).  The sums are
     # einsum, not BLAS: a multithreaded BLAS call on a busy machine is 50x slower here.
+    # The nodes x are increasing, so h_s enters with a minus sign on a prefix of them (x <
+    # q_s): add every h_s, then subtract twice the prefix, row by row (no (S, T) temporary
+    # besides the kernel itself).  The kernel is kept for the second pass when it fits in
+    # _KEEP_CELLS doubles: computing it is most of the cost.
     order = np.argsort(uq)
     weight_above = np.r_[np.cumsum(weight[order][::-1])[::-1], 0.0]
     survival = weight_above[np.searchsorted(uq[order], x, side="right")]
+    keep = uq.size * x.size <= _KEEP_CELLS
+    kernels = []
     for s in _chunks(uq.size):
         h = _half_kernel(x, uq[s], ub[s])
-        survival += np.einsum("s,sj->j", weight[s], np.where(x[None, :] >= uq[s, None], h, -h))
+        survival += np.einsum("s,sj->j", weight[s], h)
+        for row, (cut, share) in enumerate(zip(np.searchsorted(x, uq[s]), weight[s])):
+            survival[:cut] -= (2.0 * share) * h[row, :cut]
+        if keep:
+            kernels.append(h)
     weighted_kernel = w * np.exp(stopping.log_pgf_derivative(g + (1.0 - g) * survival))
     probs = np.empty(uq.size)
-    for s in _chunks(uq.size):
-        probs[s] = np.einsum("sj,j->s", _half_kernel(x, uq[s], ub[s]), weighted_kernel) \
-            / (ub[s] * n)
+    for index, s in enumerate(_chunks(uq.size)):
+        h = kernels[index] if keep else _half_kernel(x, uq[s], ub[s])
+        probs[s] = np.einsum("sj,j->s", h, weighted_kernel) / (ub[s] * n)
     total = float(counts @ probs)
     if not abs(total - 1.0) <= SUM_TOLERANCE:
         raise IntegrationError(

@@ -48,11 +48,12 @@ from scipy import stats
 
 from optmech.heterogeneous.gem import spearman_correlation
 from optmech.heterogeneous.registry import MECHANISM_NAMES, make_heterogeneous
+from optmech.resources import require_memory
 from optmech.sweep import run_sweep
 from optmech.validation import InvalidArgumentError, check_choice, check_finite, check_integer
 
 __all__ = ["FIGURE_SCENARIOS", "MSEPoint", "SCENARIOS", "SWEEP_T", "Scenario",
-           "ScenarioResult", "correlation_scenario", "run_scenario", "scenario",
+           "ScenarioResult", "correlation_scenario", "mean_interval", "run_scenario", "scenario",
            "scenario_from_key", "squared_errors_cell"]
 
 N_CANDIDATES = 100
@@ -238,12 +239,16 @@ class ScenarioResult:
                     if p.mechanism == mechanism and p.epsilon == epsilon)
 
 
-def _interval(values: np.ndarray) -> tuple[float, float, float]:
+def mean_interval(values, level: float = 0.95) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the Student-t confidence interval of the mean of ``values``
+    (scipy.stats); one value, or values all equal, give ``low = high = mean``."""
+    values = np.asarray(values, dtype=float)
     mean = float(values.mean())
-    if values.size < 2:
+    sem = float(stats.sem(values)) if values.size > 1 else 0.0
+    if sem == 0.0:
         return mean, mean, mean
-    half = stats.t.ppf(0.975, values.size - 1) * values.std(ddof=1) / math.sqrt(values.size)
-    return mean, mean - half, mean + half
+    low, high = stats.t.interval(level, values.size - 1, loc=mean, scale=sem)
+    return mean, float(low), float(high)
 
 
 def squared_errors_cell(epsilon: float, mechanisms: list[str], scores: list[list[float]],
@@ -272,6 +277,10 @@ def run_scenario(scen: Scenario, epsilons, trials: int = 100, mechanisms=MECHANI
         raise InvalidArgumentError("epsilons", epsilons, "one or more numbers > 0")
     trials = 1 if scen.deterministic else check_integer(trials, "trials", minimum=1)
     mechanisms = [check_choice(m, "mechanism", MECHANISM_NAMES) for m in mechanisms]
+    # Per trial: its scores as an array, a Python list and JSON text (for the cache key),
+    # and one squared error per mechanism and epsilon.
+    require_memory(trials * (N_CANDIDATES * 100 + 40 * len(mechanisms) * len(epsilons)),
+                   "trials", trials)
     scores = scen.scores(trials, np.random.default_rng(rng)).tolist()
     cells = [{"epsilon": e, "mechanisms": mechanisms, "scores": scores,
               "sensitivities": scen.sensitivities.tolist()} for e in epsilons]
@@ -279,6 +288,6 @@ def run_scenario(scen: Scenario, epsilons, trials: int = 100, mechanisms=MECHANI
                             dask_scheduler=dask_scheduler, cache_dir=cache_dir,
                             desc=f"scenario {scen.key}")
     errors = np.array(per_epsilon).transpose(1, 0, 2)   # (mechanism, epsilon, trial)
-    points = tuple(MSEPoint(m, e, *_interval(errors[i, j]))
+    points = tuple(MSEPoint(m, e, *mean_interval(errors[i, j]))
                    for i, m in enumerate(mechanisms) for j, e in enumerate(epsilons))
     return ScenarioResult(scen, trials, points)

@@ -12,54 +12,28 @@ Figure 2) and Appendix D.  The LP itself is built in :mod:`lp_models.lattice`.
 * :mod:`~.ratios`: exact optimality ratios of PF, EM, report-noisy-max or any mechanism
   with a ``pmf``, and the sweeps behind Figure 2;
 * :mod:`~.inputs`: argument checks shared by both.
+
+Beyond the paper (its Section 8, question 3): :mod:`~.objectives` (the minimax and weighted
+objectives and the Δ-lattice, solved by HiGHS for :func:`solve_lattice`),
+:mod:`~.aggregate_ratios` (ratios of PF, EM, report-noisy-max for those objectives) and
+:mod:`~.delta` (the step that shows PF is never optimal on the Δ-lattice).
 """
 
-from optmech.lattice.bound import (
-    LatticeBracket,
-    RatioBands,
-    bound_lattice,
-    bound_sweep,
-    bracket_ratios,
-)
-from optmech.lattice.optimum import (
-    GAP_TOLERANCE,
-    METHODS,
-    LatticeOptimum,
-    LatticeSolutionMechanism,
-    lattice_lp_size,
-    realised_privacy_loss,
-    solve_lattice,
-)
-from optmech.lattice.ratios import (
-    RATIO_MECHANISMS,
-    RatioCurve,
-    class_errors,
-    optimality_ratio,
-    optimality_ratios,
-    ratio_cell,
-    ratio_sweep,
-    total_error,
-)
+from optmech._lazy import lazy_exports
 
-__all__ = [
-    "GAP_TOLERANCE",
-    "LatticeBracket",
-    "LatticeOptimum",
-    "LatticeSolutionMechanism",
-    "METHODS",
-    "RATIO_MECHANISMS",
-    "RatioBands",
-    "RatioCurve",
-    "bound_lattice",
-    "bound_sweep",
-    "bracket_ratios",
-    "class_errors",
-    "lattice_lp_size",
-    "optimality_ratio",
-    "optimality_ratios",
-    "ratio_cell",
-    "ratio_sweep",
-    "realised_privacy_loss",
-    "solve_lattice",
-    "total_error",
-]
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "optmech.lattice.aggregate_ratios": ("mechanism_class_errors", "objective_ratios"),
+    "optmech.lattice.bound": (
+        "LatticeBracket", "RatioBands", "bound_lattice", "bound_sweep", "bracket_ratios",
+    ),
+    "optmech.lattice.delta": ("ImprovingStep", "pf_improving_step"),
+    "optmech.lattice.objectives": ("OBJECTIVES", "objective_weights"),
+    "optmech.lattice.optimum": (
+        "GAP_TOLERANCE", "METHODS", "LatticeOptimum", "LatticeSolutionMechanism",
+        "lattice_lp_size", "realised_privacy_loss", "solve_lattice",
+    ),
+    "optmech.lattice.ratios": (
+        "RATIO_MECHANISMS", "RatioCurve", "class_errors", "optimality_ratio", "optimality_ratios",
+        "ratio_cell", "ratio_sweep", "total_error",
+    ),
+})

@@ -42,6 +42,7 @@ from lp_models.program import SolverError
 from optmech.lattice.inputs import check_lattice, lattice_table
 from optmech.lattice.optimum import LatticeSolutionMechanism, lattice_lp_size
 from optmech.lattice.ratios import RATIO_MECHANISMS, total_error
+from optmech.selection.mechanisms import as_mechanism
 from optmech.validation import InvalidArgumentError, check_choice, check_positive
 
 __all__ = ["DEFAULT_TOL", "LatticeBracket", "RatioBands", "bound_cell", "bound_lattice", "bound_sweep",
@@ -88,6 +89,7 @@ class LatticeBracket:
     dual: LatticeDual = field(repr=False)
     history: tuple = field(repr=False)
     classes: LatticeClasses = field(repr=False)
+    lattice: str = "2delta"                 # the bracket is for the 2Δ-lattice's LP
 
     def mechanism(self) -> LatticeSolutionMechanism:
         """The point achieving ``upper`` as a mechanism with a ``pmf`` on the lattice."""
@@ -155,15 +157,15 @@ def _rescaled(dual: LatticeDual, scale: float) -> LatticeDual:
                        nu=dual.nu * scale)
 
 
-def bracket_ratios(bracket: LatticeBracket, mechanisms=tuple(RATIO_MECHANISMS)
+def bracket_ratios(bracket: LatticeBracket, mechanisms=RATIO_MECHANISMS
                    ) -> dict[str, tuple[float, float]]:
     """``{name: (T_M / upper, T_M / lower)}``: the optimality ratio of each named mechanism
     (``"pf"``, ``"em"``, ``"rnm_laplace"``, from :data:`RATIO_MECHANISMS`) lies in this
     interval, ``T_M`` being its exact total error on the bracket's lattice and weighting."""
     out = {}
     for name in mechanisms:
-        mechanism = RATIO_MECHANISMS[check_choice(name, "mechanism", RATIO_MECHANISMS)](
-            bracket.epsilon)
+        mechanism = as_mechanism(check_choice(name, "mechanism", RATIO_MECHANISMS),
+                                 bracket.epsilon)
         value = total_error(mechanism, bracket.n, bracket.k, bracket.weighting,
                             bracket.classes)
         out[name] = (value / bracket.upper, value / bracket.lower)
@@ -210,6 +212,9 @@ def bound_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, tol: float = DEFAU
     tol = check_positive(tol, "tol")
     if time_limit is not None:
         time_limit = check_positive(time_limit, "time_limit")
+    if isinstance(mechanisms, str):
+        mechanisms = [mechanisms]
+    mechanisms = [check_choice(m, "mechanism", RATIO_MECHANISMS) for m in mechanisms]
     cells, eps = sweep_cells(ns, ks, epsilons, mechanisms, weighting, constraints,
                              tol=tol, time_limit=time_limit)
     results = run_sweep(bound_cell, cells, workers=workers, dask_scheduler=dask_scheduler,

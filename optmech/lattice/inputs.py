@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 from lp_models.lattice import CONSTRAINTS, WEIGHTINGS
-from lp_models.lattice_classes import LatticeClasses, lattice_classes
+from lp_models.lattice_classes import LatticeClasses, lattice_classes, variable_count
+from optmech.resources import require_memory
 from optmech.validation import InvalidArgumentError, check_choice, check_integer, check_positive
 
-__all__ = ["check_lattice", "lattice_table"]
+__all__ = ["MAX_EPSILON", "MIN_EPSILON", "check_lattice", "lattice_table"]
+
+# Beyond this, e^-eps is below the smallest normal double (2.2e-308 at eps = 708.4): the
+# probabilities of every item below the top lose their significant digits, and with them
+# the certificate and the ratios (measured: PF's ratio came out as 0.982 at eps = 740).
+MAX_EPSILON = 700.0
+# Below this, e^-eps rounds to within 1e-9 of 1: the privacy rows tie every probability to
+# its neighbours within HiGHS's tolerances, and no point is strictly feasible to repair.
+MIN_EPSILON = 1e-9
+# Peak memory per variable of the reduced LP (measured at n = k = 9, 10 and 12, rounded
+# up): the recurrences alone (chain dual, ratios), or a HiGHS solve with row generation.
+_BYTES_PER_VARIABLE = {"recurrence": 400, "lp": 6000}
 
 
 def check_lattice(n, k, epsilon, weighting: str, constraints: str) -> tuple[int, int, float]:
@@ -16,14 +28,25 @@ def check_lattice(n, k, epsilon, weighting: str, constraints: str) -> tuple[int,
     n = check_integer(n, "n", minimum=2)
     k = check_integer(k, "k", minimum=1)
     epsilon = check_positive(epsilon, "epsilon")
+    if not MIN_EPSILON <= epsilon <= MAX_EPSILON:
+        raise InvalidArgumentError("epsilon", epsilon, f"a number in [{MIN_EPSILON:g}, "
+                                   f"{MAX_EPSILON:g}] (outside, e^-epsilon is 1 or 0 to "
+                                   "double precision and the LP's certificate is lost)")
     check_choice(weighting, "weighting", WEIGHTINGS)
     check_choice(constraints, "constraints", CONSTRAINTS)
     return n, k, epsilon
 
 
-def lattice_table(n: int, k: int) -> LatticeClasses:
+def lattice_table(n: int, k: int, lp: bool = False) -> LatticeClasses:
     """The class table of the bounded lattice, or :class:`InvalidArgumentError` if it does not
-    fit in memory or int64."""
+    fit (int64 keys, int16 counts, the variable limit, or the memory budget for the work
+    that follows: ``lp=True`` when an LP will be solved on it, else recurrences only)."""
+    try:
+        variables = variable_count(n, k)
+    except ValueError as error:     # pragma: no cover - n, k are checked integers
+        raise InvalidArgumentError("n, k", (n, k), str(error)) from None
+    require_memory(variables * _BYTES_PER_VARIABLE["lp" if lp else "recurrence"], "n, k",
+                   (n, k))
     try:
         return lattice_classes(n, k)
     except ValueError as error:

@@ -46,7 +46,7 @@ and slower at eps = 0.5: IPX (7.8 s at n = k = 8 without monotonicity rows, then
 to build its preconditioning basis at n = k = 9), PDLP (73 s at n = k = 8 for a 6e-8 gap)
 and Clarabel's interior point (369 s at n = k = 8).  Eliminating privacy rows by
 substitution does not help either (Appendix D's LP, n = k = 8, against about 5 s for the
-held-row simplex): with the climbing rows eliminated (``x = `` climbing slacks plus the top
+held-row simplex): with the climbing rows eliminated (``x`` = climbing slacks plus the top
 value they lead to; 9867 rows instead of 33891) the primal simplex from PF takes 6.0 s (and
 more than 3 minutes at n = k = 9) and IPX 5.3 s (104 s at n = k = 9); with every privacy row
 eliminated (one row per class, columns up to 2k + 1 long) 15 s and 135 s, because the
@@ -54,6 +54,14 @@ basis factors fill in.
 
 Other ``method`` values (``"simplex"``, ``"ipm"``, ``"pdlp"``) skip step 1 and run that HiGHS
 solver on the reduced LP (a cross-check; PDLP rarely reaches the 1e-7 certificate).
+
+Beyond the paper's setting (``objective="max"`` or ``"weighted"``, ``lattice="delta"``;
+:mod:`optmech.lattice.objectives`): step 1 does not apply (the chain dual certifies PF for
+the sum over the 2Δ-lattice only), HiGHS solves the LP of that objective and lattice with
+monotonicity rows added by row generation, and the point is repaired and certified as in
+step 2: every row checked (all monotonicity rows, the epigraph rows of ``"max"`` with ``t``
+recomputed as the largest class error of the repaired point), the bound recomputed from the
+multipliers.  ``lower_bound`` and ``gap`` then certify ``objective_value``.
 """
 
 from __future__ import annotations
@@ -64,14 +72,19 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lp_models.lattice import (
+    LATTICES,
     class_weights,
+    level_error,
     monotonicity_pair_blocks,
+    privacy_pairs,
     reduced_lattice_lp,
 )
 from lp_models.lattice_certificates import monotone_violation, repair_primal
 from lp_models.lattice_classes import LatticeClasses
+from lp_models.lattice_objectives import class_error_matrix
 from lp_models.lattice_recurrences import (
     chain_dual,
+    chain_dual_threshold,
     pf_lattice_probabilities,
     reduced_row_duals,
     relaxed_dual,
@@ -79,9 +92,21 @@ from lp_models.lattice_recurrences import (
 )
 from lp_models.program import SolverError, dual_objective
 from optmech.lattice.inputs import check_lattice, lattice_table
+from optmech.lattice.objectives import (
+    OBJECTIVES,
+    aggregate_error,
+    objective_weights,
+    pf_on_lattice,
+    solve_objective_with_highs,
+)
 from optmech.lattice.solve_loop import solve_with_highs
 from optmech.selection.privacy import lattice_neighbours, realised_epsilon
-from optmech.validation import InvalidArgumentError, check_choice, check_positive
+from optmech.validation import (
+    InvalidArgumentError,
+    check_choice,
+    check_finite_result,
+    check_positive,
+)
 
 __all__ = [
     "GAP_TOLERANCE",
@@ -124,6 +149,16 @@ class LatticeOptimum:
     equals ``total_error`` whenever it exists.  ``rows_generated`` is the number of
     monotonicity rows in the last LP HiGHS solved (seeded plus generated; 0 when no LP was
     solved).
+
+    Beyond the paper: ``objective`` (``"sum"``, ``"max"`` or ``"weighted"``) and ``lattice``
+    (``"2delta"`` or ``"delta"``, where a level is one step of Δ and costs 1) say what was
+    minimised; ``objective_value`` is the optimum's value of that objective (units of Δ):
+    ``total_error`` for ``"sum"``, the largest expected error over Q for ``"max"``, the
+    weighted sum ``objective_weights @ class_errors()`` for ``"weighted"`` (the class
+    weights; for ``"sum"`` those of ``weighting``, for ``"max"`` None).
+    ``lower_bound`` and ``gap`` certify ``objective_value``; ``total_error`` is always the
+    sum over Q (by ``weighting``) of the returned mechanism's expected errors, and
+    ``num_variables`` counts the epigraph column of ``"max"``.
     """
 
     n: int
@@ -145,12 +180,23 @@ class LatticeOptimum:
     rows_generated: int
     relaxed_dual_bound: float | None
     classes: LatticeClasses = field(repr=False)
+    objective: str = "sum"
+    lattice: str = "2delta"
+    objective_value: float | None = None
+    objective_weights: np.ndarray | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        if self.objective_value is None:
+            object.__setattr__(self, "objective_value", self.total_error)
+        if self.objective_weights is None and self.objective == "sum":
+            object.__setattr__(self, "objective_weights",
+                               class_weights(self.classes, self.weighting))
 
     def class_errors(self) -> np.ndarray:
         """Expected error (units of Δ) of the optimum on each class representative."""
         c = self.classes
-        return np.bincount(c.var_class, weights=c.var_count * 2.0 * c.var_level
-                           * self.probabilities, minlength=c.num_classes)
+        return np.bincount(c.var_class, weights=c.var_count * level_error(self.lattice)
+                           * c.var_level * self.probabilities, minlength=c.num_classes)
 
     def mechanism(self) -> "LatticeSolutionMechanism":
         """The optimum as a mechanism with a ``pmf`` on the lattice (for privacy checks)."""
@@ -160,8 +206,9 @@ class LatticeOptimum:
 class LatticeSolutionMechanism:
     """The optimal lattice mechanism as an object with ``pmf(scores)`` (sensitivity 1).
 
-    ``scores`` must lie on the 2Δ-lattice up to a common shift (``q_r - q* = -2j`` with
-    integer ``0 <= j <= k``); anything else raises :class:`InvalidArgumentError`.
+    ``scores`` must lie on the optimum's lattice up to a common shift (``q_r - q* = -2j``
+    on the 2Δ-lattice, ``-j`` on the Δ-lattice, integer ``0 <= j <= k``); anything else
+    raises :class:`InvalidArgumentError`.
     """
 
     sensitivity = 1.0
@@ -173,12 +220,13 @@ class LatticeSolutionMechanism:
     def pmf(self, scores) -> np.ndarray:
         q = np.asarray(scores, dtype=float)
         c = self.optimum.classes
-        steps = (q.max() - q) / 2.0
+        step = level_error(self.optimum.lattice)
+        steps = (q.max() - q) / step
         levels = np.rint(steps).astype(np.int64)
         if q.ndim != 1 or q.size != c.n or np.abs(steps - levels).max() > 1e-9 \
                 or levels.max() > c.k:
-            raise InvalidArgumentError("scores", scores,
-                                       f"{c.n} scores on the 2-lattice within depth {c.k}")
+            raise InvalidArgumentError("scores", scores, f"{c.n} scores on the "
+                                       f"{step:g}-lattice within depth {c.k}")
         counts = np.bincount(levels, minlength=c.k + 1)
         cls = c.find(np.array([counts @ c.radix]))[0]
         return self.optimum.probabilities[c.variable(np.full(levels.size, cls), levels)]
@@ -201,16 +249,19 @@ def lattice_lp_size(n: int, k: int, constraints: str = "regular",
 
 def realised_privacy_loss(optimum: LatticeOptimum) -> float:
     """Largest realised privacy loss ``|log p(q) - log p(q')|`` of the optimum's mechanism
-    over every ``q`` in Q and every neighbour ``q' = q + z``, ``z in {-1, +1}^n`` (Δ = 1),
-    that stays within the bounded lattice.  Measured by :mod:`optmech.selection.privacy` from the
-    mechanism's pmf, independently of the LP's rows; ``2^n`` neighbours per class, so meant
+    over every ``q`` in Q and every neighbour ``q' = q + z`` on the lattice that stays within
+    the bounded lattice (Δ = 1): ``z in {-1, +1}^n`` on the 2Δ-lattice, ``z in {-1, 0, 1}^n``
+    on the Δ-lattice.  Measured by :mod:`optmech.selection.privacy` from the mechanism's
+    pmf, independently of the LP's rows; ``2^n`` (``3^n``) neighbours per class, so meant
     for small ``n``."""
     mechanism = optimum.mechanism()
     classes = optimum.classes
+    step = level_error(optimum.lattice)
+    options = 2 if optimum.lattice == "2delta" else 3
     worst = 0.0
-    for q in classes.scores(np.arange(classes.num_classes)):
-        neighbours = lattice_neighbours(q, 1.0, levels=2, limit=2 ** classes.n)
-        depth = (neighbours.max(axis=1, keepdims=True) - neighbours).max(axis=1) / 2
+    for q in classes.scores(np.arange(classes.num_classes), sensitivity=step / 2):
+        neighbours = lattice_neighbours(q, 1.0, levels=options, limit=options ** classes.n)
+        depth = (neighbours.max(axis=1, keepdims=True) - neighbours).max(axis=1) / step
         check = realised_epsilon(mechanism, q, sensitivity=1.0,
                                  neighbours=neighbours[depth <= classes.k + 1e-9])
         worst = max(worst, check.epsilon)
@@ -231,7 +282,8 @@ def _certify(lp, x: np.ndarray, row_duals: np.ndarray) -> tuple[float, float, fl
 def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
                   constraints: str = "regular", method: str = "auto",
                   gap_tolerance: float = GAP_TOLERANCE,
-                  time_limit: float | None = None) -> LatticeOptimum:
+                  time_limit: float | None = None, objective: str = "sum",
+                  weights=None, lattice: str = "2delta") -> LatticeOptimum:
     """Certified optimum of the lattice LP for ``n`` items, depth ``k`` and privacy ``epsilon``.
 
     ``weighting``: ``"lattice"`` (each ``q in Q`` once, as in Theorem 3) or ``"cube"`` (the
@@ -240,19 +292,46 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
     every feasible point is ε-DP) or ``"paper"`` (Appendix D as printed).  ``method``: see
     the module docstring.  Raises :class:`SolverError` if the certified gap exceeds
     ``gap_tolerance``.
+
+    ``objective``: ``"sum"`` (the paper's), ``"max"`` (the largest expected error over Q,
+    minimax) or ``"weighted"`` (a prior over Q given by ``weights``: one weight per class,
+    ``"geometric:RATE"`` or ``"depth:W0,...,Wk"``, see :mod:`optmech.lattice.objectives`).
+    ``lattice``: ``"2delta"`` (the paper's) or ``"delta"`` (one step of Δ per lattice step;
+    ``constraints="regular"`` only).
     """
     n, k, epsilon = check_lattice(n, k, epsilon, weighting, constraints)
     check_choice(method, "method", METHODS)
+    check_choice(objective, "objective", OBJECTIVES)
+    check_choice(lattice, "lattice", LATTICES)
     gap_tolerance = check_positive(gap_tolerance, "gap_tolerance")
     if time_limit is not None:
         time_limit = check_positive(time_limit, "time_limit")
+    if (weights is not None) != (objective == "weighted"):
+        raise InvalidArgumentError("weights", weights, "given exactly when objective is "
+                                   "'weighted'")
+    if lattice == "delta" and constraints != "regular":
+        raise InvalidArgumentError("constraints", constraints, "'regular' on the Δ-lattice "
+                                   "(Appendix D's LP is defined on the 2Δ-lattice)")
     started = time.perf_counter()
-    classes = lattice_table(n, k)
+    if objective != "sum" or lattice != "2delta":
+        return _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance,
+                             time_limit, objective, weights, lattice, started)
+    # The chain dual certifies PF without an LP exactly above its threshold (lattice
+    # weighting); otherwise plan the memory of an LP solve.
+    needs_lp = not (method == "auto" and weighting == "lattice"
+                    and (n <= 2 or epsilon >= chain_dual_threshold(k)))
+    classes = lattice_table(n, k, lp=needs_lp)
     regular = constraints == "regular"
     weights = class_weights(classes, weighting)
-    scale = float(weights.sum())
+    scale = check_finite_result(float(weights.sum()), "the number of score vectors")
     pf = pf_lattice_probabilities(classes, epsilon)
     _, num_rows = _lp_size(classes, regular)
+    if time_limit is not None:
+        time_limit -= time.perf_counter() - started       # building counts too
+        if time_limit <= 0:
+            raise SolverError("time limit reached while building the model",
+                              status="Time limit reached", num_rows=num_rows,
+                              num_cols=classes.num_variables, num_nonzeros=0, method=method)
 
     paper_lp = reduced_lattice_lp(n, k, epsilon, weighting, "paper", classes=classes)
     x, certify_lp, row_duals = pf, paper_lp, None
@@ -295,3 +374,51 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
         solve_seconds=time.perf_counter() - started, status=status, max_violation=violation,
         rows_generated=0 if pairs is None else int(pairs[0].size),
         relaxed_dual_bound=relaxed_bound, classes=classes)
+
+
+def _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance, time_limit,
+                  objective, weights, lattice, started) -> LatticeOptimum:
+    """:func:`solve_lattice` for another objective or the Δ-lattice (module docstring)."""
+    classes = lattice_table(n, k, lp=True)
+    regular = constraints == "regular"
+    class_weight = (objective_weights(weights, classes) if objective == "weighted"
+                    else class_weights(classes, weighting))
+    pf = pf_on_lattice(classes, epsilon, lattice)
+    x, certify_lp, row_duals, status, used = solve_objective_with_highs(
+        classes, epsilon, lattice=lattice, objective=objective, weighting=weighting,
+        weights=class_weight, constraints=constraints, method=method, time_limit=time_limit,
+        pf=pf)
+    # PF at eps/2 meets every row with a slack of the order of its own terms (the privacy
+    # rows by a factor e^{eps/2}), so no row's slack is lost to rounding, as it is in
+    # (uniform + PF) / 2 when PF's probabilities are far below 1/n.
+    mechanism = repair_primal(classes, epsilon, x[:classes.num_variables], pf, regular,
+                              lattice, anchor=pf_on_lattice(classes, epsilon / 2, lattice))
+    errors = class_error_matrix(classes, lattice)
+    point = (np.append(mechanism, (errors @ mechanism).max()) if objective == "max"
+             else mechanism)
+    primal, bound, violation = _certify(certify_lp, point, row_duals)
+    if regular:
+        violation = max(violation, monotone_violation(classes, mechanism))
+    gap = abs(primal - bound) / abs(primal)
+    num_rows = (classes.num_classes + privacy_pairs(classes, lattice)[0].size
+                + (sum(a.size for a, _ in monotonicity_pair_blocks(classes)) if regular else 0)
+                + (classes.num_classes if objective == "max" else 0))
+    if not gap <= gap_tolerance:
+        raise SolverError(f"certified gap {gap:.3g} exceeds {gap_tolerance:g}",
+                          status=f"{status} but not certified", num_rows=num_rows,
+                          num_cols=certify_lp.num_cols, num_nonzeros=0, method=used)
+    scale = certify_lp.metadata["objective_scale"]
+    value_weights = None if objective == "max" else class_weight
+    pf_value = aggregate_error(errors @ pf, objective, value_weights)
+    return LatticeOptimum(
+        n=n, k=k, epsilon=epsilon, weighting=weighting, constraint_set=constraints,
+        probabilities=mechanism,
+        total_error=float(class_weights(classes, weighting) @ (errors @ mechanism)),
+        lower_bound=bound * scale, gap=gap, method=used,
+        pf_optimal=bool(pf_value <= bound * scale * (1 + gap_tolerance)),
+        num_variables=certify_lp.num_cols, num_constraints=num_rows,
+        solve_seconds=time.perf_counter() - started, status=status, max_violation=violation,
+        rows_generated=int(certify_lp.metadata["monotone_pairs"][0].size),
+        relaxed_dual_bound=None, classes=classes, objective=objective, lattice=lattice,
+        objective_value=primal * scale,
+        objective_weights=None if objective == "max" else class_weight)

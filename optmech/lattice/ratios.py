@@ -8,7 +8,10 @@ Permute-and-flip paper, Section 5 (Figure 2): the ratio of a mechanism ``M`` is
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -18,23 +21,22 @@ from lp_models.lattice_recurrences import pf_lattice_probabilities
 from optmech.lattice.inputs import check_lattice, lattice_table
 from optmech.lattice.optimum import METHODS, LatticeOptimum, solve_lattice
 from optmech.progress import progress
+from optmech.selection.laplace_noisy_max import laplace_level_probabilities
 from optmech.selection.mechanisms import (
+    MECHANISMS,
     ExponentialMechanism,
     PermuteAndFlip,
     ReportNoisyMax,
     SelectionMechanism,
+    as_mechanism,
 )
-from optmech.selection.noisy_max import (
-    SUM_TOLERANCE,
-    TAIL,
-    IntegrationError,
-    log_cdf,
-    log_hazard,
-    lower_quantile,
-    quadrature_panels,
-    upper_quantile,
+from optmech.validation import (
+    InvalidArgumentError,
+    check_choice,
+    check_finite_result,
+    check_integer,
+    check_positive,
 )
-from optmech.validation import InvalidArgumentError, check_choice, check_integer, check_positive
 
 __all__ = [
     "RATIO_MECHANISMS",
@@ -48,9 +50,8 @@ __all__ = [
     "total_error",
 ]
 
-RATIO_MECHANISMS = {"pf": lambda eps: PermuteAndFlip(eps),
-                    "em": lambda eps: ExponentialMechanism(eps),
-                    "rnm_laplace": lambda eps: ReportNoisyMax(eps, noise="laplace")}
+# The mechanisms of Figure 2 (any name of optmech.selection.MECHANISMS works too).
+RATIO_MECHANISMS = ("pf", "em", "rnm_laplace")
 
 
 def _rnm_laplace_level_probabilities(classes: LatticeClasses, scale: float,
@@ -59,34 +60,14 @@ def _rnm_laplace_level_probabilities(classes: LatticeClasses, scale: float,
     probability of one particular item at level ``j`` (scores ``-2j``, noise scale ``scale``,
     both in units of Δ).
 
-    The method of :func:`optmech.selection.noisy_max.noisy_max_pmf` (same helpers, same accuracy,
-    about 1e-12) with one quadrature grid for all classes: every class has its scores on
-    ``{0, -2, ..., -2k}``, so the panel edges are shared and the window
-    ``[-2k + b Q(TAIL), b Q(1 - TAIL)]`` contains every class's own window (outside a class's
-    window its integrands are below ``TAIL``).  Per class the integrand of level ``j`` is
-    ``h_j(x) prod_i F_i(x)^{m_i}``, so ``P = exp(counts @ log F) @ (w h)``: one matrix product
-    per block of classes.  Each class's probabilities must sum to 1 within 1e-10.
+    Every class has its scores on ``{0, -2, ..., -2k}`` and at least one item at 0, so
+    :func:`optmech.selection.laplace_noisy_max.laplace_level_probabilities` evaluates them
+    all on one quadrature grid (the method of ``ReportNoisyMax.pmf``, same accuracy, each
+    class's probabilities checked to sum to 1 within 1e-12).
     """
-    k = classes.k
-    levels = np.arange(k + 1)
-    lo = -2.0 * k + scale * lower_quantile("laplace", TAIL)
-    hi = scale * upper_quantile("laplace", TAIL)
-    x, w = quadrature_panels(lo, hi, -2.0 * levels.astype(float), scale / 2)
-    y = (x[None, :] + 2.0 * levels[:, None]) / scale          # (k+1, T)
-    level_log_cdf = log_cdf("laplace", y)
-    hazard = (np.exp(log_hazard("laplace", y)) / scale * w).T  # (T, k+1)
-    probs = np.empty((classes.num_classes, k + 1))
-    block = max(1, (1 << 22) // x.size)
-    starts = range(0, classes.num_classes, block)
-    for start in progress(starts, total=len(starts), desc="rnm-laplace errors",
-                          enabled=show_progress):
-        counts = classes.counts[start:start + block].astype(float)
-        probs[start:start + block] = np.exp(counts @ level_log_cdf) @ hazard
-    totals = (classes.counts * probs).sum(axis=1)
-    worst = float(np.abs(totals - 1).max())
-    if not worst <= SUM_TOLERANCE:
-        raise IntegrationError(f"lattice noisy-max probabilities off by {worst!r}")
-    return probs
+    levels = -2.0 * np.arange(classes.k + 1) / scale
+    return laplace_level_probabilities(levels, classes.counts, show_progress=show_progress,
+                                       desc="rnm-laplace errors")
 
 
 def class_errors(mechanism: SelectionMechanism, classes: LatticeClasses,
@@ -133,20 +114,42 @@ def total_error(mechanism: SelectionMechanism, n: int, k: int, weighting: str = 
     return float(class_weights(classes, weighting) @ class_errors(mechanism, classes))
 
 
-def optimality_ratio(mechanism: SelectionMechanism, optimum: LatticeOptimum) -> float:
+def _mechanism_at(mechanism, epsilon: float) -> SelectionMechanism:
+    """``mechanism`` as a :class:`SelectionMechanism` at ``epsilon`` (a name is built at it;
+    a mechanism declaring another epsilon is refused: its ratio would compare two privacy
+    levels)."""
+    built = as_mechanism(mechanism, epsilon)
+    declared = getattr(built, "epsilon", None)
+    if declared is not None and not math.isclose(declared, epsilon, rel_tol=1e-12):
+        raise InvalidArgumentError("mechanism", built, f"a mechanism at the optimum's epsilon "
+                                                       f"= {epsilon!r} (it has {declared!r})")
+    return built
+
+
+def optimality_ratio(mechanism, optimum: LatticeOptimum) -> float:
     """``sum_q E[error of mechanism] / sum_q E[error of the optimum]`` over the optimum's
-    lattice and weighting (the paper's "optimality ratio", Figure 2)."""
-    value = total_error(mechanism, optimum.n, optimum.k, optimum.weighting, optimum.classes)
-    return value / optimum.total_error
+    lattice and weighting (the paper's "optimality ratio", Figure 2).
+
+    ``mechanism``: a mechanism at the optimum's epsilon, a name (``"pf"``, ``"em"``,
+    ``"rnm_laplace"`` or ``"rnm-laplace"``, ...), an object with ``pmf(scores)`` or a function
+    of the scores (:func:`~optmech.selection.mechanisms.as_mechanism`)."""
+    built = _mechanism_at(mechanism, optimum.epsilon)
+    value = total_error(built, optimum.n, optimum.k, optimum.weighting, optimum.classes)
+    return check_finite_result(value / optimum.total_error, "the optimality ratio")
 
 
-def optimality_ratios(optimum: LatticeOptimum, mechanisms=tuple(RATIO_MECHANISMS)
+def optimality_ratios(optimum: LatticeOptimum, mechanisms=RATIO_MECHANISMS
                       ) -> dict[str, float]:
-    """Ratios of the named mechanisms (``"pf"``, ``"em"``, ``"rnm_laplace"``) at the
-    optimum's epsilon."""
-    return {name: optimality_ratio(RATIO_MECHANISMS[check_choice(name, "mechanism",
-                                                                 RATIO_MECHANISMS)](
-        optimum.epsilon), optimum) for name in mechanisms}
+    """:func:`optimality_ratio` of each mechanism (a single name or mechanism counts as a
+    list of one), keyed by the name given or the mechanism's ``name``."""
+    if isinstance(mechanisms, str) or not isinstance(mechanisms, (list, tuple, dict)):
+        mechanisms = [mechanisms]
+    ratios = {}
+    for mechanism in mechanisms:
+        key = mechanism if isinstance(mechanism, str) else \
+            _mechanism_at(mechanism, optimum.epsilon).name
+        ratios[key] = optimality_ratio(mechanism, optimum)
+    return ratios
 
 
 @dataclass(frozen=True, eq=False)
@@ -175,20 +178,45 @@ def ratio_cell(n: int, k: int, epsilon: float, mechanisms: list[str], weighting:
 def sweep_cells(ns, ks, epsilons, mechanisms, weighting: str, constraints: str, **fixed
                 ) -> tuple[list[dict], np.ndarray]:
     """The checked cells of a ratio sweep, ``(n, k)`` in ``ns x ks`` outermost and epsilon
-    innermost, each with the mechanisms, weighting, constraints and the ``fixed`` keyword
-    arguments of its cell function; and the epsilon grid."""
+    innermost, each with the (already checked) built-in ``mechanisms``, the weighting,
+    constraints and the ``fixed`` keyword arguments of its cell function; and the epsilon
+    grid."""
     ns = [check_integer(v, "n", minimum=2) for v in np.atleast_1d(ns)]
     ks = [check_integer(v, "k", minimum=1) for v in np.atleast_1d(ks)]
     eps = np.array([check_positive(e, "epsilon") for e in np.atleast_1d(epsilons)])
     if not ns or not ks or eps.size == 0:
         raise InvalidArgumentError("ns, ks, epsilons", (ns, ks, eps), "non-empty lists")
-    mechanisms = [check_choice(m, "mechanism", RATIO_MECHANISMS) for m in mechanisms]
     check_choice(weighting, "weighting", WEIGHTINGS)
     check_choice(constraints, "constraints", CONSTRAINTS)
-    cells = [{"n": n, "k": k, "epsilon": float(e), "mechanisms": mechanisms,
+    cells = [{"n": n, "k": k, "epsilon": float(e), "mechanisms": list(mechanisms),
               "weighting": weighting, "constraints": constraints, **fixed}
              for n in ns for k in ks for e in eps]
     return cells, eps
+
+
+def _split_mechanisms(mechanisms) -> tuple[dict[str, str], dict[str, Callable]]:
+    """``({label: built-in name}, {label: factory})`` of :func:`ratio_sweep`'s
+    ``mechanisms``."""
+    if isinstance(mechanisms, str) or callable(mechanisms):
+        mechanisms = [mechanisms]
+    items = (mechanisms.items() if isinstance(mechanisms, Mapping)
+             else [(m if isinstance(m, str) else getattr(m, "__name__", repr(m)), m)
+                   for m in mechanisms])
+    known = sorted({name.replace("-", "_") for name in MECHANISMS})
+    names, factories = {}, {}
+    for label, value in items:
+        if isinstance(value, str):
+            names[str(label).replace("-", "_") if label == value else str(label)] = \
+                check_choice(value.replace("-", "_"), "mechanism", known)
+        elif callable(value):
+            factories[str(label)] = value
+        else:
+            raise InvalidArgumentError("mechanism", value, "a name of "
+                                       + ", ".join(known) + " or a function epsilon -> "
+                                       "mechanism")
+    if not names and not factories:
+        raise InvalidArgumentError("mechanisms", mechanisms, "at least one mechanism")
+    return names, factories
 
 
 def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "lattice",
@@ -198,14 +226,31 @@ def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "
     """Certified optimum and optimality ratios for every ``(n, k)`` in ``ns x ks`` and every
     epsilon (the curves of Figure 2): one :func:`ratio_cell` per point through
     :func:`optmech.sweep.run_sweep` (``workers``, ``dask_scheduler``, ``cache_dir``), with
-    a progress bar over the solves."""
+    a progress bar over the solves.
+
+    ``mechanisms``: built-in names (``"pf"``, ``"em"``, ``"rnm_laplace"``, ...), or your own
+    mechanisms as functions ``epsilon -> mechanism`` (anything with ``pmf(scores)``, see
+    :func:`~optmech.selection.mechanisms.as_mechanism`), in a list (labelled by the
+    function's ``__name__``) or a dict ``{label: name or function}``.  Built-in ratios are
+    computed inside the cells (cached, sent to workers); your mechanisms in this process,
+    against the optima the cells certified.  Each curve's ``ratios`` has the built-in
+    mechanisms first, then yours.
+    """
     from optmech.sweep import run_sweep
 
     check_choice(method, "method", METHODS)
-    cells, eps = sweep_cells(ns, ks, epsilons, mechanisms, weighting, constraints,
-                             method=method, time_limit=time_limit)
+    names, factories = _split_mechanisms(mechanisms)
+    cells, eps = sweep_cells(ns, ks, epsilons, sorted(set(names.values())), weighting,
+                             constraints, method=method, time_limit=time_limit)
     results = run_sweep(ratio_cell, cells, workers=workers, dask_scheduler=dask_scheduler,
                         cache_dir=cache_dir, desc="lattice ratios", show_progress=show_progress)
+    for cell, result in zip(cells, results):
+        result["ratios"] = {label: result["ratios"][name] for label, name in names.items()}
+        for label, factory in factories.items():
+            mechanism = _mechanism_at(factory(cell["epsilon"]), cell["epsilon"])
+            value = total_error(mechanism, cell["n"], cell["k"], weighting)
+            result["ratios"][label] = check_finite_result(value / result["total_error"],
+                                                          "the optimality ratio")
     curves = []
     for start in range(0, len(cells), eps.size):
         block = results[start:start + eps.size]
@@ -213,5 +258,5 @@ def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "
             n=cells[start]["n"], k=cells[start]["k"], epsilons=eps.copy(),
             total_errors=np.array([r["total_error"] for r in block]),
             ratios={m: np.array([r["ratios"][m] for r in block])
-                    for m in cells[start]["mechanisms"]}))
+                    for m in [*names, *factories]}))
     return curves

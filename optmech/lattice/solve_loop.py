@@ -17,16 +17,16 @@ from lp_models.lattice import monotonicity_pair_blocks, pair_rows, reduced_latti
 from lp_models.lattice_classes import LatticeClasses
 from lp_models.program import HighsModel, SolverError
 
-__all__ = ["solve_with_highs"]
+__all__ = ["pair_keys", "solve_with_highs", "violated_monotone_rows"]
 
 _MAX_ROUNDS = 200  # solve rounds (releases and row generation; 23 at n = k = 9)
 _DUAL_SIMPLEX, _PRIMAL_SIMPLEX = 1, 4  # HiGHS simplex_strategy values
 
 
-def _violated_monotone_rows(classes: LatticeClasses, x: np.ndarray, present: np.ndarray):
+def violated_monotone_rows(classes: LatticeClasses, x: np.ndarray, present: np.ndarray):
     """Pairs ``(a, b)`` of every monotonicity row ``x[a] >= x[b]`` that ``x`` violates by
     more than a relative 1e-12 and that is not yet in the model (``present``: the
-    :func:`_pair_keys` of the rows it has).  A row already present can be violated by a
+    :func:`pair_keys` of the rows it has).  A row already present can be violated by a
     relative 1e-12 while HiGHS counts it as satisfied (absolute tolerance 1e-10); adding it
     again would put two equal rows in the model (measured before this check: 75 of the
     14024 rows generated at n = k = 8, eps = 0.5), and a basis with both tight is singular."""
@@ -36,11 +36,11 @@ def _violated_monotone_rows(classes: LatticeClasses, x: np.ndarray, present: np.
         firsts.append(a[bad])
         seconds.append(b[bad])
     first, second = np.concatenate(firsts), np.concatenate(seconds)
-    new = ~np.isin(_pair_keys(classes, first, second), present)
+    new = ~np.isin(pair_keys(classes, first, second), present)
     return first[new], second[new]
 
 
-def _pair_keys(classes: LatticeClasses, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def pair_keys(classes: LatticeClasses, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """One integer per variable pair ``(a, b)``."""
     return a.astype(np.int64) * classes.num_variables + b
 
@@ -147,8 +147,8 @@ def solve_with_highs(classes, epsilon, weighting, pf, regular, method, time_limi
             continue
         if not regular:
             break
-        new_a, new_b = _violated_monotone_rows(classes, sol.x,
-                                               _pair_keys(classes, first, second))
+        new_a, new_b = violated_monotone_rows(classes, sol.x,
+                                              pair_keys(classes, first, second))
         if new_a.size == 0:
             break
         model.add_rows(pair_rows(new_a, new_b, 1.0, num_vars), np.zeros(new_a.size),

@@ -14,43 +14,18 @@ Theorems 5 and 19), Appendix A (the ring, A.2; other noise families, A.3) and Ap
   dual, solved and compared with Laplace.
 """
 
-from optmech.multiselect.dilp import DilpResult, solve_dilp
-from optmech.multiselect.noise import (
-    NOISE_FAMILIES,
-    SymmetricNoise,
-    expected_cost,
-    quantile_cost_bound,
-    quantile_offsets,
-)
-from optmech.multiselect.offsets import (
-    DISUTILITIES,
-    Disutility,
-    ServerResponse,
-    closed_form_cost,
-    closed_form_offsets,
-    optimal_response,
-)
-from optmech.multiselect.protocol import MonteCarloEstimate, MultiSelection, ProtocolDraws
-from optmech.multiselect.ring import TruncatedLaplace, ring_expected_cost, ring_laplace_response
+from optmech._lazy import lazy_exports
 
-__all__ = [
-    "DISUTILITIES",
-    "DilpResult",
-    "Disutility",
-    "MonteCarloEstimate",
-    "MultiSelection",
-    "NOISE_FAMILIES",
-    "ProtocolDraws",
-    "ServerResponse",
-    "SymmetricNoise",
-    "TruncatedLaplace",
-    "closed_form_cost",
-    "closed_form_offsets",
-    "expected_cost",
-    "optimal_response",
-    "quantile_cost_bound",
-    "quantile_offsets",
-    "ring_expected_cost",
-    "ring_laplace_response",
-    "solve_dilp",
-]
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "optmech.multiselect.dilp": ("DilpResult", "solve_dilp"),
+    "optmech.multiselect.noise": (
+        "NOISE_FAMILIES", "SymmetricNoise", "expected_cost", "quantile_cost_bound",
+        "quantile_offsets",
+    ),
+    "optmech.multiselect.offsets": (
+        "DISUTILITIES", "Disutility", "ServerResponse", "closed_form_cost", "closed_form_offsets",
+        "optimal_response",
+    ),
+    "optmech.multiselect.protocol": ("MonteCarloEstimate", "MultiSelection", "ProtocolDraws"),
+    "optmech.multiselect.ring": ("TruncatedLaplace", "ring_expected_cost", "ring_laplace_response"),
+})

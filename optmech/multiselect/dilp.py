@@ -46,7 +46,7 @@ from scipy import optimize
 
 from lp_models.dilp import DilpModel, line_dilp, ring_dilp
 from lp_models.program import solve
-from optmech.multiselect.offsets import optimal_response, resolve_disutility
+from optmech.multiselect.offsets import check_results, optimal_response, resolve_disutility
 from optmech.multiselect.ring import ring_laplace_response, wrap
 from optmech.progress import progress
 from optmech.validation import (
@@ -237,7 +237,7 @@ def solve_dilp(k: int, epsilon: float, grid: int | None = None, ring: bool = Fal
     (ring).  ``spread``/``margin``: line window in units of the user's value (defaults in
     the module docstring).  ``h``: as in :func:`~optmech.multiselect.offsets.optimal_response`.
     """
-    k = check_integer(k, "k", minimum=1)
+    k = check_results(k)
     epsilon = check_positive(epsilon, "epsilon")
     method = check_choice(method, "method", ("chains", "joint"))
     disutility = resolve_disutility(h, epsilon)

@@ -5,12 +5,12 @@ A.3: ``E|Y| = 1/eps``.  Laplace has scale ``1/eps`` (the only one of them that i
 eps-geographic DP); Gaussian ``sigma = sqrt(pi/2)/eps``; logistic ``s = 1/(2 ln2 eps)``.
 
 Exact cost of a fixed offset set.  With the offsets sorted and the Voronoi boundaries
-``m_i = (a_i + a_{i+1})/2`` (the user keeps the nearest result: ``h`` is increasing),
+``m_i = (a_i + a_{i+1})/2`` (the user keeps the nearest result: ``h`` is increasing), ::
 
     E min_i h(|Y - a_i|) = sum_i E[h(|Y - a_i|); m_{i-1} <= Y <= m_i].
 
 For ``h(t) = t`` every term is closed form in the cdf ``F`` and the stop-loss transform
-``Psi(y) = E(y - Y)^+ = int_{-inf}^y F``  (by symmetry ``E(Y - y)^+ = Psi(-y)``):
+``Psi(y) = E(y - Y)^+ = int_{-inf}^y F``  (by symmetry ``E(Y - y)^+ = Psi(-y)``)::
 
     E[(Y - a); a <= Y <= m] = Psi(-a) - Psi(-m) - (m - a) F(-m),
     E[(a - Y); l <= Y <= a] = Psi(a) - Psi(l) - (a - l) F(l),
@@ -36,8 +36,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, special, stats
 
-from optmech.multiselect.offsets import resolve_disutility
-from optmech.validation import check_choice, check_integer, check_positive, check_scores
+from optmech.multiselect.offsets import check_results, resolve_disutility
+from optmech.validation import check_choice, check_positive, check_scores
 
 __all__ = [
     "NOISE_FAMILIES",
@@ -175,7 +175,7 @@ def _quadrature_cost(a, lower, upper, noise: SymmetricNoise, h) -> float:
 
 def quantile_offsets(k: int, epsilon: float, noise: str | SymmetricNoise = "laplace") -> np.ndarray:
     """Appendix A.3 offsets: quantiles ``i/K`` of ``|Y|``, mirrored (module docstring)."""
-    k = check_integer(k, "k", minimum=1)
+    k = check_results(k)
     noise = _noise(noise, epsilon)
     K = (k + 1) // 2
     levels = np.arange(1, K) / K
@@ -188,7 +188,7 @@ def quantile_offsets(k: int, epsilon: float, noise: str | SymmetricNoise = "lapl
 
 def quantile_cost_bound(k: int, epsilon: float) -> float:
     """Theorem 24's explicit bound ``(e (1 + ln K) + 1) / (epsilon K)``, ``K = (k+1)//2``."""
-    k = check_integer(k, "k", minimum=1)
+    k = check_results(k)
     epsilon = check_positive(epsilon, "epsilon")
     K = (k + 1) // 2
     return (math.e * (1.0 + math.log(K)) + 1.0) / (epsilon * K)

@@ -1,11 +1,11 @@
 """Multi-selection under local geographic DP: the optimal server response to Laplace noise.
 
 Paper: Goel, Jiang, Korolova, Munagala, Sarmasarkar, *Differential Privacy Under Multiple
-Selections* (``papers/multi-selection.txt``).  A user with private value ``u`` sends
+Selections*, FORC 2025 (arXiv:2407.14641).  A user with private value ``u`` sends
 ``s = u + Y`` with ``Y ~ Laplace(0, 1/eps)`` (eps-geographic DP, Definition 2); the server
 answers ``s + a_1, ..., s + a_k`` and the user keeps the result nearest to ``u``.  The user's
 cost is ``E min_i h(|Y + a_i|)``, which equals ``E min_i h(|Y - a_i|)`` because ``Y`` and
-``-Y`` have the same law, so
+``-Y`` have the same law, so ::
 
     f_h(eps, k) = min_{a in R^k} E_{Y ~ Laplace(1/eps)} min_i h(|Y - a_i|)        (14)
 
@@ -73,8 +73,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy import integrate, optimize
 
+from optmech.resources import require_memory
 from optmech.validation import InvalidArgumentError, check_integer, check_positive
 
 __all__ = [
@@ -188,8 +188,23 @@ class ServerResponse:
     method: str
 
 
+# Bytes per result of the arrays built for k results (offsets, costs, Voronoi boundaries).
+_BYTES_PER_RESULT = 64
+# The recurrence for a disutility other than the identity takes one root-finding step per
+# pair of offsets (about 0.6 ms each, measured): 10^4 results take some 6 s.
+MAX_RECURRENCE_RESULTS = 10_000
+
+
+def check_results(k) -> int:
+    """The number of results ``k >= 1``, refused up front when its arrays exceed the memory
+    budget (:mod:`optmech.resources`)."""
+    k = check_integer(k, "k", minimum=1)
+    require_memory(k * _BYTES_PER_RESULT, "k", k)
+    return k
+
+
 def _check_k_eps(k, epsilon) -> tuple[int, float]:
-    return check_integer(k, "k", minimum=1), check_positive(epsilon, "epsilon")
+    return check_results(k), check_positive(epsilon, "epsilon")
 
 
 def closed_form_cost(k: int, epsilon: float) -> float:
@@ -221,6 +236,8 @@ def closed_form_offsets(k: int, epsilon: float) -> np.ndarray:
 
 
 def _quad(f, a, b, scale) -> float:
+    from scipy import integrate  # imported on use: the CLI starts fast
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", integrate.IntegrationWarning)
         value, error = integrate.quad(f, a, b, epsabs=1e-15 * scale, epsrel=_QUAD_RTOL,
@@ -253,6 +270,8 @@ class _UnitRecurrence:
             hi *= 2.0
             if hi > 2.0 ** 12:
                 raise ArithmeticError("no root of G(y) = D_b below 4096 (h too flat)")
+        from scipy import optimize
+
         return optimize.brentq(stationarity, 0.0, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps,
                                maxiter=500)
 
@@ -278,13 +297,17 @@ def optimal_response(k: int, epsilon: float, h=None) -> ServerResponse:
 
     ``h`` is None/"identity" (closed form), another name in :data:`DISUTILITIES`, or any
     increasing Python function with ``h(0) = 0`` (the recurrence with a monotone 1-D root
-    at each step; about 2 ms per result).
+    at each step; about 0.6 ms per result, at most :data:`MAX_RECURRENCE_RESULTS`).
     """
     k, epsilon = _check_k_eps(k, epsilon)
     disutility = resolve_disutility(h, epsilon)
     if disutility.is_identity:
         return ServerResponse(k, epsilon, closed_form_offsets(k, epsilon),
                               closed_form_cost(k, epsilon), "identity", "closed form")
+    if k > MAX_RECURRENCE_RESULTS:
+        raise InvalidArgumentError("k", k, f"at most {MAX_RECURRENCE_RESULTS} for a disutility "
+                                           "other than the identity (the recurrence takes one "
+                                           "root-finding step per pair of offsets)")
     function = disutility.function
 
     def h1(t: float) -> float:

@@ -15,14 +15,27 @@ size.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from optmech.multiselect.noise import SymmetricNoise, expected_cost, quantile_offsets
-from optmech.multiselect.offsets import Disutility, optimal_response, resolve_disutility
+from optmech.multiselect.offsets import (
+    Disutility,
+    check_results,
+    optimal_response,
+    resolve_disutility,
+)
+from optmech.resources import require_memory
 from optmech.selection.mechanisms import PrivacyGuarantee
-from optmech.validation import InvalidArgumentError, check_integer, check_scores
+from optmech.validation import (
+    InvalidArgumentError,
+    check_finite_result,
+    check_integer,
+    check_rng,
+    check_scores,
+)
 
 __all__ = ["MonteCarloEstimate", "MultiSelection", "ProtocolDraws"]
 
@@ -68,7 +81,7 @@ class MultiSelection:
 
     def __post_init__(self):
         set_ = object.__setattr__
-        set_(self, "k", check_integer(self.k, "k", minimum=1))
+        set_(self, "k", check_results(self.k))
         noise = SymmetricNoise(self.noise, self.epsilon)
         set_(self, "_noise", noise)
         set_(self, "epsilon", noise.epsilon)
@@ -98,13 +111,28 @@ class MultiSelection:
                                 "exp(eps |u1 - u2|) Pr[signal in S | u2]")
 
     def sample(self, user=0.0, size=None, rng: np.random.Generator | None = None) -> ProtocolDraws:
-        """Run the protocol for ``user`` (a number or an array, broadcast with ``size``)."""
-        rng = np.random.default_rng() if rng is None else rng
-        user = np.asarray(user, dtype=float)
+        """Run the protocol for ``user`` (a number or an array, broadcast with ``size``);
+        ``rng`` is None, an integer seed or a ``numpy.random.Generator``."""
+        rng = check_rng(rng)
+        try:
+            user = np.asarray(user, dtype=float)
+        except (TypeError, ValueError):
+            raise InvalidArgumentError("user", user, "finite numbers") from None
         if not np.isfinite(user).all():
             raise InvalidArgumentError("user", user, "finite numbers")
+        # A noise draw is at most ~745 scales (the log of the smallest uniform double): the
+        # signals and results must fit in a double.
+        reach = float(np.abs(user).max(initial=0.0)) + 800.0 * self._noise.scale \
+            + float(np.abs(self.offsets).max())
+        if not reach < 1e308:
+            raise InvalidArgumentError("epsilon", self.epsilon,
+                                       "large enough (and user small enough) that signals, "
+                                       "about |user| + 800 / epsilon + the offsets, fit in a "
+                                       "double")
         if size is not None:
-            size = tuple(int(n) for n in np.atleast_1d(size))
+            size = tuple(check_integer(n, "size", minimum=0) for n in np.atleast_1d(size))
+            # signal, results, distances: about 3 + 2 k doubles per run
+            require_memory(math.prod(size) * (3 + 2 * self.k) * 8, "size", size)
             user = np.broadcast_to(user, np.broadcast_shapes(user.shape, size))
         shape = user.shape
         signal = user + self._noise.sample(shape, rng)
@@ -118,5 +146,11 @@ class MultiSelection:
         """Mean disutility of ``size`` runs (``size >= 2``) and its standard error."""
         size = check_integer(size, "size", minimum=2)
         paid = self.sample(user, size, rng).disutility
-        return MonteCarloEstimate(float(paid.mean()), float(paid.std(ddof=1) / np.sqrt(size)),
-                                  size)
+        # Scaled by the largest cost so the sums cannot overflow (costs near 1e308 at tiny
+        # epsilon are finite; their sum over the runs need not be).
+        scale = float(paid.max()) or 1.0
+        scaled = paid / scale
+        return MonteCarloEstimate(
+            check_finite_result(scale * float(scaled.mean()), "the Monte Carlo mean"),
+            check_finite_result(scale * float(scaled.std(ddof=1)) / math.sqrt(size),
+                                "the standard error"), size)

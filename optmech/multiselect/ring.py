@@ -29,8 +29,13 @@ import numpy as np
 from scipy import optimize
 
 from optmech.multiselect.noise import expected_cost
-from optmech.multiselect.offsets import ServerResponse, closed_form_offsets, resolve_disutility
-from optmech.validation import check_integer, check_positive, check_scores
+from optmech.multiselect.offsets import (
+    ServerResponse,
+    check_results,
+    closed_form_offsets,
+    resolve_disutility,
+)
+from optmech.validation import check_positive, check_scores
 
 __all__ = ["TruncatedLaplace", "ring_expected_cost", "ring_laplace_response", "wrap"]
 
@@ -97,7 +102,7 @@ class TruncatedLaplace:
 
 
 def ring_expected_cost(offsets, epsilon: float, h=None) -> float:
-    """Expected ``h``(circle distance to the nearest result) under the ring's Laplace noise."""
+    """Expected ``h(circle distance to the nearest result)`` under the ring's Laplace noise."""
     epsilon = check_positive(epsilon, "epsilon")
     a = wrap(check_scores(np.array(offsets, dtype=float, ndmin=1), "offsets"))
     extended = np.concatenate([a - 2 * math.pi, a, a + 2 * math.pi])
@@ -106,7 +111,7 @@ def ring_expected_cost(offsets, epsilon: float, h=None) -> float:
 
 def ring_laplace_response(k: int, epsilon: float, h=None) -> ServerResponse:
     """Best offsets and cost for the ring's Laplace noise (module docstring)."""
-    k = check_integer(k, "k", minimum=1)
+    k = check_results(k)
     epsilon = check_positive(epsilon, "epsilon")
     disutility = resolve_disutility(h, epsilon)
     if k == 1:  # the noise is symmetric and unimodal about 0: the median 0 is optimal

@@ -4,6 +4,11 @@ Each module ``optmech/reproduce/<area>.py`` defines ``run(quick: bool, out: Path
 list[Result]``: it recomputes the area's numbers from the built-in defaults, writes the
 figures it refers to into ``out`` (PNG), and returns one :class:`Result` per number.
 ``quick=True`` must finish within about 15 seconds on 2 cores.
+
+A row that the claims inventory (:mod:`proofs.claims`) cites carries a ``key``, stable
+across runs and modes; each area module lists its keys in ``KEYS`` (and those produced only
+by the full run in ``FULL_ONLY_KEYS``), so the inventory's references ``"area:key"`` can be
+resolved without running the reproduction.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["Result", "compare", "new_result"]
+__all__ = ["Result", "claim_result", "compare", "new_result"]
 
 STATUSES = ("match", "differs", "new")
 
@@ -24,7 +29,8 @@ class Result:
     ``ours`` our value; ``tolerance`` the absolute tolerance of the comparison; ``status``
     ``match``, ``differs`` or ``new``; ``explanation`` says why a ``differs`` differs (empty:
     unexplained, which fails the run); ``figure`` the file name of a PNG in the output
-    folder, if any.
+    folder, if any; ``key`` the row's stable id within its area ("" for rows no claim
+    cites).
     """
 
     area: str
@@ -36,6 +42,7 @@ class Result:
     status: str
     explanation: str = ""
     figure: str | None = None
+    key: str = ""
 
     def __post_init__(self):
         if self.status not in STATUSES:
@@ -48,7 +55,8 @@ class Result:
 
 
 def compare(area: str, name: str, source: str, paper: float, ours: float, tolerance: float,
-            explanation_if_differs: str = "", figure: str | None = None) -> Result:
+            explanation_if_differs: str = "", figure: str | None = None,
+            key: str = "") -> Result:
     """A :class:`Result` that matches when ``|ours - paper| <= tolerance``.
 
     When it does not match, ``explanation_if_differs`` (a known, documented reason) makes it
@@ -57,12 +65,21 @@ def compare(area: str, name: str, source: str, paper: float, ours: float, tolera
     """
     matches = math.isfinite(ours) and abs(ours - paper) <= tolerance
     if matches:
-        return Result(area, name, source, paper, ours, tolerance, "match", figure=figure)
+        return Result(area, name, source, paper, ours, tolerance, "match", figure=figure,
+                      key=key)
     return Result(area, name, source, paper, ours, tolerance, "differs",
-                  explanation_if_differs, figure)
+                  explanation_if_differs, figure, key)
 
 
 def new_result(area: str, name: str, ours: float | str, figure: str | None = None,
-               source: str = "optmech") -> Result:
+               source: str = "optmech", key: str = "") -> Result:
     """A result that is this toolkit's own (no paper value to compare with)."""
-    return Result(area, name, source, None, ours, None, "new", figure=figure)
+    return Result(area, name, source, None, ours, None, "new", figure=figure, key=key)
+
+
+def claim_result(area: str, name: str, source: str, paper: str, ours: str, holds: bool,
+                 why_not: str = "", figure: str | None = None, key: str = "") -> Result:
+    """A qualitative claim of a paper: ``match`` when ``holds``, else ``differs`` with the
+    known reason ``why_not`` (empty: unexplained, which fails the run)."""
+    return Result(area, name, source, paper, ours, None, "match" if holds else "differs",
+                  "" if holds else why_not, figure, key)

@@ -1,4 +1,11 @@
-"""Run the area modules of :mod:`optmech.reproduce` and write ``report.md``."""
+"""Run the area modules of :mod:`optmech.reproduce` and write ``report.md``.
+
+The report has one table per area (one row per result, its claims-inventory key in the
+first column) and a coverage section: per paper, how many claims of the inventory
+(:mod:`proofs.claims`) are covered and with which outcome, the claims that are not
+checkable here with the reason, and any claim whose rows in this run are missing or do not
+match.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +19,7 @@ import optmech.reproduce as package
 from optmech.progress import progress
 from optmech.reproduce import Result
 
-__all__ = ["AreaRun", "areas", "render_report", "run_areas"]
+__all__ = ["AreaRun", "areas", "coverage_section", "render_report", "run_areas"]
 
 
 def areas() -> list[str]:
@@ -52,8 +59,52 @@ def _value(v) -> str:
 
 def _status(r: Result) -> str:
     if r.status == "differs":
-        return f"differs (explained: {r.explanation})" if r.explanation else "**differs (unexplained)**"
+        return (f"differs (explained: {r.explanation})" if r.explanation
+                else "**differs (unexplained)**")
     return r.status
+
+
+def coverage_section(runs: list[AreaRun], quick: bool) -> list[str]:
+    """Markdown lines: the claims coverage per paper and the checks of this run's rows."""
+    from proofs.claims import claims
+    from proofs.claims.report import coverage_table
+    from proofs.papers import PAPERS
+
+    inventory = claims()
+    lines = ["## Coverage of the papers' claims", "",
+             "Every checkable claim of the four papers is listed in `docs/claims.md` with the "
+             "rows, identities and tests that check it.  Per paper:", "",
+             *coverage_table(inventory), ""]
+    produced = {f"{run.area}:{r.key}": r for run in runs for r in run.results if r.key}
+    ran = {run.area for run in runs}
+    full_only = set()
+    for area in ran & set(areas()):
+        module = importlib.import_module(f"optmech.reproduce.{area}")
+        full_only |= {f"{area}:{key}" for key in getattr(module, "FULL_ONLY_KEYS", ())}
+    missing, failing, skipped = [], [], 0
+    for c in inventory:
+        for ref in c.rows:
+            if ref.split(":")[0] not in ran:
+                continue
+            if ref not in produced:
+                if quick and ref in full_only:
+                    skipped += 1
+                else:
+                    missing.append(f"`{c.id}`: row `{ref}` was not produced")
+            elif not produced[ref].ok:
+                failing.append(f"`{c.id}`: row `{ref}` differs without an explanation")
+    checked = sum(ref in produced for c in inventory for ref in c.rows)
+    lines.append(f"This run produced {checked} of the rows the inventory cites"
+                 + (f" ({skipped} more are produced by the full run only)" if skipped else "")
+                 + (f"; {len(missing) + len(failing)} problem(s):" if missing or failing
+                    else "; every one of them is present and matches or is explained."))
+    lines += [f"* {line}" for line in missing + failing]
+    for paper in dict.fromkeys(c.paper for c in inventory):
+        absent = [c for c in inventory if c.paper == paper and not c.covered]
+        if absent:
+            lines += ["", f"Not checkable here ({PAPERS[paper].short}):", ""]
+            lines += [f"* `{c.id}` ({c.location}): {c.note}" for c in absent]
+    return lines + [""]
 
 
 def render_report(runs: list[AreaRun], quick: bool) -> str:
@@ -71,11 +122,13 @@ def render_report(runs: list[AreaRun], quick: bool) -> str:
               f"unexplained.**", ""]
     for run in runs:
         lines += [f"## {run.area}", "",
-                  "| result | source | paper | ours | tolerance | outcome | figure |",
-                  "|---|---|---|---|---|---|---|"]
+                  "| key | result | source | paper | ours | tolerance | outcome | figure |",
+                  "|---|---|---|---|---|---|---|---|"]
         for r in run.results:
             figure = f"[{r.figure}]({r.figure})" if r.figure else ""
-            lines.append(f"| {r.name} | {r.source} | {_value(r.paper)} | {_value(r.ours)} | "
-                         f"{_value(r.tolerance)} | {_status(r)} | {figure} |")
+            key = f"`{run.area}:{r.key}`" if r.key else ""
+            lines.append(f"| {key} | {r.name} | {r.source} | {_value(r.paper)} | "
+                         f"{_value(r.ours)} | {_value(r.tolerance)} | {_status(r)} | {figure} |")
         lines.append("")
+    lines += coverage_section(runs, quick)
     return "\n".join(lines)

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from optmech.data.datasets import PAPER_DATASETS, load_histogram
 from optmech.data.tasks import TASKS, budget_ratio, expected_errors
 from optmech.figures.data import (
@@ -37,10 +39,20 @@ from optmech.figures.data import (
     figure_6,
     figure_7,
 )
-from optmech.reproduce import Result, compare, new_result
+from optmech.reproduce import Result, claim_result, compare, new_result
+from proofs.papers import cite
 
 AREA = "data"  # the module name: `optmech reproduce` tallies results by it
-SOURCE = "permute-and-flip.txt"
+SOURCE = cite("permute-and-flip")
+KEYS = frozenset({
+    "hepth-mode-ratio-grid", "hepth-mode-pf-error-grid", "hepth-mode-budget-grid",
+    "hepth-median-ratio-grid", "hepth-median-pf-error-grid", "hepth-median-budget-grid",
+    "hepth-mode-ratio-stated", "hepth-median-ratio-stated",
+    "figure-7a-mode-factor-two", "figure-3c-median-factor-two", "figures-5-6-ratio-rises",
+})
+FULL_ONLY_KEYS = frozenset()
+# "close to a factor of two": within 10% of 2
+CLOSE_TO_TWO = 1.8
 # Section 6's quoted values: (epsilon, EM/PF ratio, PF error, EM budget / PF budget).
 PAPER = {"mode": (0.04, 1.84, 5.4, 1.27), "median": (0.01, 1.93, 13.7, 1.19)}
 # The authors score the mode as 2 * count, so their errors are ours times this factor.
@@ -59,7 +71,8 @@ _UNIT_NOTE = ("; the paper's mode error is in units of 2 individuals (it scores 
               "individuals = {paper:.4g} in its units")
 
 
-def _headline(task: str, eps: float, label: str, note: str | None) -> list[Result]:
+def _headline(task: str, eps: float, label: str, note: str | None,
+              keys: tuple[str, str, str] = ("", "", "")) -> list[Result]:
     """Ratio, PF error (paper's units) and budget ratio for HEPTH ``task`` at ``eps``."""
     exp = experiment("HEPTH", task)
     _, ratio_paper, pf_paper, budget_paper = PAPER[task]
@@ -72,14 +85,14 @@ def _headline(task: str, eps: float, label: str, note: str | None) -> list[Resul
         why = note + (_UNIT_NOTE.format(ind=errors["pf"], paper=pf_units)
                       if task == "mode" else "")
     where = f"HEPTH {task}, 1024 bins, eps = {eps:.5g} ({label})"
-    src = f"{SOURCE} §6 ({task})"
+    src = cite("permute-and-flip", f"§6 ({task})")
     return [
         compare(AREA, f"{where}: EM/PF expected-error ratio", src, ratio_paper,
-                errors["em"] / errors["pf"], RATIO_TOL, why, "pf_figure3.png"),
+                errors["em"] / errors["pf"], RATIO_TOL, why, "pf_figure3.png", key=keys[0]),
         compare(AREA, f"{where}: PF expected error (paper's units)", src, pf_paper, pf_units,
-                ERROR_TOL, why, "pf_figure3.png"),
+                ERROR_TOL, why, "pf_figure3.png", key=keys[1]),
         compare(AREA, f"{where}: budget EM needs to match PF (x eps)", src, budget_paper,
-                budget, BUDGET_TOL, why),
+                budget, BUDGET_TOL, why, key=keys[2]),
     ]
 
 
@@ -112,7 +125,7 @@ def _bars(task: str, values: dict) -> list[Result]:
     return [new_result(AREA, f"{name} {task}: eps where EM's error is {BAR_ERROR:g}; "
                        "PF and RNM-Laplace error there",
                        f"eps {v['epsilon']:.5g}; PF {v['pf']:.4g}, RNM {v['rnm-laplace']:.4g}",
-                       figure, f"{SOURCE} Figure 3(c), Figure 7")
+                       figure, cite("permute-and-flip", "Figure 3(c), Figure 7"))
             for name, v in values.items()]
 
 
@@ -121,8 +134,11 @@ def run(quick: bool, out: Path) -> list[Result]:
     results: list[Result] = []
     for task, (eps, *_rest) in PAPER.items():
         grid_eps = _authors_grid_point(task)
-        results += _headline(task, eps, "as stated", _GRID_NOTE.format(eps=grid_eps))
-        results += _headline(task, grid_eps, "at the authors' grid point", None)
+        results += _headline(task, eps, "as stated", _GRID_NOTE.format(eps=grid_eps),
+                             (f"hepth-{task}-ratio-stated", "", ""))
+        results += _headline(task, grid_eps, "at the authors' grid point", None,
+                             tuple(f"hepth-{task}-{what}-grid"
+                                   for what in ("ratio", "pf-error", "budget")))
         results += _context(task, eps)
     bars = {task: bar_values(task, PAPER_DATASETS) for task in ("mode", "median")}
     for task in ("mode", "median"):
@@ -141,5 +157,57 @@ def run(quick: bool, out: Path) -> list[Result]:
         "factor 2 below the paper's; RNM-Laplace added" + ("; Figures 5-6 and the RNM "
                                                            "curves in the full run only)"
                                                            if quick else ")"),
-        f"{points} epsilons per curve", "pf_figure3.png", f"{SOURCE} Figures 3, 5, 6, 7"))
+        f"{points} epsilons per curve", "pf_figure3.png",
+        cite("permute-and-flip", "Figures 3, 5, 6, 7")))
+    results += [_factor_two(task) for task in ("mode", "median")]
+    results.append(_ratio_rises(8 if quick else 30))
     return results
+
+
+def _factor_two(task: str) -> Result:
+    """Figure 3(c) (median) and Figure 7 (mode): the EM/PF ratio on every shipped paper
+    dataset at the epsilon where EM's expected error is 50 *in the paper's units* (units of
+    2 individuals for the mode)."""
+    values = {}
+    for name in PAPER_DATASETS:
+        exp = experiment(name, task)
+        eps = exp.epsilon_for_error(BAR_ERROR / PAPER_SCALE[task])
+        errors = exp.errors(eps, ("pf", "em"))
+        values[name] = (eps, errors["em"] / errors["pf"])
+    far = [name for name, (_, ratio) in values.items() if ratio < CLOSE_TO_TWO]
+    figure, where = (("pf_figure3.png", "Figure 3(c)") if task == "median"
+                     else ("pf_figure7.png", "Figure 7(a)"))
+    return claim_result(
+        AREA, f"{where} ({task}): EM/PF ratio at the eps where EM's error is 50 in the paper's "
+        f"units ({'2 individuals' if task == 'mode' else 'individuals'}), shipped datasets; "
+        "ADULTFRANK is not available here", cite("permute-and-flip", f"§6 and Appendix G, {where}"),
+        f"close to 2 (>= {CLOSE_TO_TWO}) for all datasets",
+        "; ".join(f"{name}: eps {eps:.5g}, ratio {ratio:.4f}"
+                  for name, (eps, ratio) in values.items()),
+        not far,
+        f"holds for {', '.join(n for n in values if n not in far)} but not for "
+        f"{', '.join(far)} (ratio {', '.join(f'{values[n][1]:.2f}' for n in far)}, far from 2; "
+        "ADULTFRANK cannot be checked: the dataset is not shipped)",
+        figure, key=f"figure-{'3c-median' if task == 'median' else '7a-mode'}-factor-two")
+
+
+def _ratio_rises(points: int) -> Result:
+    """Appendix G (Figures 5 and 6): on every shipped paper dataset and both tasks the EM/PF
+    ratio rises with epsilon over the authors' plotting grid, from about 1 to about 2."""
+    lows, highs, rising = [], [], True
+    for task in ("mode", "median"):
+        for name in PAPER_DATASETS:
+            exp = experiment(name, task)
+            grid = epsilon_grid(exp, points, floor=1.0 / PAPER_SCALE[task])
+            ratios = np.array([(lambda e: e["em"] / e["pf"])(exp.errors(eps, ("pf", "em")))
+                               for eps in grid])
+            rising &= bool(np.all(np.diff(ratios) > 0))
+            lows.append(float(ratios[0]))
+            highs.append(float(ratios[-1]))
+    return claim_result(
+        AREA, f"Figures 5-6: EM/PF ratio rises with eps on each dataset and task ({points}-point "
+        "authors' grid, EM error from large to 1 in the paper's units)",
+        cite("permute-and-flip", "Appendix G, Figures 5-6"), "rises from ~1 to ~2",
+        f"rising on all 8 curves: {rising}; first points {min(lows):.3f}..{max(lows):.3f}, "
+        f"last points {min(highs):.3f}..{max(highs):.3f}", rising and max(lows) < 1.4
+        and min(highs) > CLOSE_TO_TWO, key="figures-5-6-ratio-rises")

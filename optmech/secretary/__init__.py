@@ -21,83 +21,27 @@ Modules, one concern each:
   :mod:`lp_models.stopping`) against the best p-mix.
 """
 
-from optmech.secretary.classical import (
-                                         a_coefficients,
-                                         asymptotic_rank_distribution,
-                                         rank_distribution,
-                                         rank_distribution_as_printed,
-                                         rank_distribution_exact,
-                                         success_probability,
-                                         threshold,
-)
-from optmech.secretary.mixing import blind_choice, mix, pmix_rank_distribution
-from optmech.secretary.optimal import (
-                                         ConvergenceError,
-                                         PmixComparison,
-                                         PrivateStoppingRule,
-                                         best_pmix,
-                                         compare_with_pmix,
-                                         optimal_private_rule,
-)
-from optmech.secretary.privacy import (
-                                         PmixBound,
-                                         asymptotic_delta,
-                                         asymptotic_epsilon,
-                                         asymptotic_largest_p,
-                                         delta_for_epsilon,
-                                         epsilon_for_delta,
-                                         largest_mix_weight,
-                                         mix_bound,
-                                         pmix_delta,
-                                         pmix_epsilon,
-                                         pmix_largest_p,
-)
-from optmech.secretary.rules import (
-                                         StoppingRule,
-                                         absolute_rank_probabilities,
-                                         blind_choice_rule,
-                                         classical_rule,
-                                         deterministic_rule,
-                                         mix_rules,
-                                         optimal_rule_for_payoff,
-)
-from optmech.secretary.simulation import enumerate_rank_distribution, simulate_ranks
+from optmech._lazy import lazy_exports
 
-__all__ = [
-    "ConvergenceError",
-    "PmixBound",
-    "PmixComparison",
-    "PrivateStoppingRule",
-    "StoppingRule",
-    "a_coefficients",
-    "absolute_rank_probabilities",
-    "asymptotic_delta",
-    "asymptotic_epsilon",
-    "asymptotic_largest_p",
-    "asymptotic_rank_distribution",
-    "best_pmix",
-    "blind_choice",
-    "blind_choice_rule",
-    "classical_rule",
-    "compare_with_pmix",
-    "delta_for_epsilon",
-    "deterministic_rule",
-    "enumerate_rank_distribution",
-    "epsilon_for_delta",
-    "largest_mix_weight",
-    "mix",
-    "mix_bound",
-    "mix_rules",
-    "optimal_private_rule",
-    "optimal_rule_for_payoff",
-    "pmix_delta",
-    "pmix_epsilon",
-    "pmix_largest_p",
-    "pmix_rank_distribution",
-    "rank_distribution",
-    "rank_distribution_as_printed",
-    "rank_distribution_exact",
-    "simulate_ranks",
-    "success_probability",
-    "threshold",
-]
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "optmech.secretary.classical": (
+        "a_coefficients", "asymptotic_rank_distribution", "rank_distribution",
+        "rank_distribution_as_printed", "rank_distribution_exact", "success_probability",
+        "threshold",
+    ),
+    "optmech.secretary.mixing": ("blind_choice", "mix", "pmix_rank_distribution"),
+    "optmech.secretary.optimal": (
+        "ConvergenceError", "PmixComparison", "PrivateStoppingRule", "best_pmix",
+        "compare_with_pmix", "optimal_private_rule",
+    ),
+    "optmech.secretary.privacy": (
+        "PmixBound", "asymptotic_delta", "asymptotic_epsilon", "asymptotic_largest_p",
+        "delta_for_epsilon", "epsilon_for_delta", "largest_mix_weight", "mix_bound", "pmix_delta",
+        "pmix_epsilon", "pmix_largest_p",
+    ),
+    "optmech.secretary.rules": (
+        "StoppingRule", "absolute_rank_probabilities", "blind_choice_rule", "classical_rule",
+        "deterministic_rule", "mix_rules", "optimal_rule_for_payoff",
+    ),
+    "optmech.secretary.simulation": ("enumerate_rank_distribution", "simulate_ranks"),
+})

@@ -1,10 +1,11 @@
 """The optimal rule M* of the classical secretary problem: threshold and rank distribution.
 
-Notation of the private secretary paper (``private-secretary-v2``): n candidates, rank 1 is
-the best, ``t_n`` the threshold of Fact 1, ``r_{k,n}`` the probability that M* selects the
-k-th best candidate (Fact 2 / Theorem 5.1), ``a_k`` the constants of Corollary 1.
+Notation of the private secretary paper (Grining et al., arXiv:2005.01586v4): n
+candidates, rank 1 is the best, ``t_n`` the threshold of Fact 1, ``r_{k,n}`` the probability
+that M* selects the k-th best candidate (Fact 2 / Theorem 5.1), ``a_k`` the constants of
+Corollary 1.
 
-Erratum (DESIGN.md).  Fact 2 and Theorem 5.1 print
+Erratum (docs/errata.md).  Fact 2 and Theorem 5.1 print
 
     r_{k,n} = (t_n - 1)/n * ( sum_{i=t_n}^{n-k+1} C(n-k, i-1)/C(n-1, i-1) / (i-1) + 1/(n-1) ).
 
@@ -27,6 +28,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
+from optmech.resources import require_memory
 from optmech.validation import InvalidArgumentError, check_integer
 
 __all__ = [
@@ -91,9 +93,11 @@ def rank_distribution(n: int) -> np.ndarray:
     cumulative product of factors in [0, 1] and the sum runs from the smallest terms up,
     so there is no cancellation or overflow: relative error about 1e-14 for n up to 10^6
     and beyond (the alternating or binomial-sum forms lose digits or overflow long before).
-    O(n) time.
+    O(n) time; ``n`` whose arrays (about 10 doubles per candidate, with the mixes and
+    differences callers build) exceed the memory budget is refused up front.
     """
     n = _check_n(n)
+    require_memory(80 * n, "n", n)
     t = threshold(n)
     if t == 1:
         return np.full(n, 1.0 / n)

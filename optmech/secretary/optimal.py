@@ -74,6 +74,7 @@ from lp_models.stopping import (
     stopping_lp,
     triangle_index,
 )
+from optmech.resources import require_memory
 from optmech.secretary.classical import rank_distribution
 from optmech.secretary.mixing import blind_choice
 from optmech.secretary.privacy import check_epsilon, delta_for_epsilon, largest_mix_weight
@@ -272,6 +273,9 @@ def optimal_private_rule(n: int, epsilon: float, delta: float, l: int = 1,
     if HiGHS fails when asked for explicitly (``time_limit`` applies to HiGHS as well).
     """
     n = check_integer(n, "n", minimum=2)
+    # The stopping probabilities per (time, relative rank) and the rules' rank tables: a
+    # few n x n arrays of doubles.
+    require_memory(40 * n * n, "n", n)
     epsilon = math.inf if epsilon == math.inf else check_epsilon(epsilon)
     delta = check_probability(delta, "delta")
     l = check_integer(l, "l", minimum=1, maximum=n - 1)

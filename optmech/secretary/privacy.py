@@ -1,13 +1,13 @@
 """Privacy of rank-based stopping rules under the metric d_l (Theorems 3.2, 4.1, 4.2;
-Corollaries 2-3 of ``private-secretary-v2``).
+Corollaries 2-3 of Grining et al., arXiv:2005.01586v4).
 
 A rule that selects the k-th best candidate with probability ``q[k-1]`` (whatever the
-qualification ordering) is (ε, δ)-DP under d_l exactly when
+qualification ordering) is (ε, δ)-DP under d_l exactly when ::
 
     q_i <= e^ε q_j + δ      for all i != j with |i - j| <= l          (Theorem 3.2, tight),
 
 because swapping the candidates of ranks i and j exchanges q_i and q_j and leaves the
-other outputs alone; the worst event is S = {C_{σ_i}}.  Hence the tight parameters are
+other outputs alone; the worst event is S = {C_{σ_i}}.  Hence the tight parameters are ::
 
     δ(ε) = max_{0<|i-j|<=l} max(q_i - e^ε q_j, 0),
     ε(δ) = max(0, max_{0<|i-j|<=l, q_i > δ} ln((q_i - δ) / q_j))   (inf if such a q_j = 0).
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lp_models.stopping import privacy_pairs
+from optmech.resources import require_memory
 from optmech.secretary.classical import a_coefficients, rank_distribution
 from optmech.secretary.mixing import blind_choice, check_distribution, pmix_rank_distribution
 from optmech.validation import (
@@ -66,7 +67,10 @@ def check_epsilon(epsilon) -> float:
 
 
 def _check_l(l, n: int) -> int:
-    return check_integer(l, "l", minimum=1, maximum=n - 1)
+    """``1 <= l <= n - 1``; the ``O(n l)`` rank pairs must fit the memory budget."""
+    l = check_integer(l, "l", minimum=1, maximum=n - 1)
+    require_memory(64 * n * l, "n, l", (n, l))
+    return l
 
 
 def _pairs(q: np.ndarray, l) -> tuple[np.ndarray, np.ndarray]:
@@ -156,7 +160,7 @@ def largest_mix_weight(first, second, epsilon: float, delta: float, l: int) -> f
 class PmixBound:
     """One privacy quantity of the p-mix of M* with the blind choice.
 
-    ``exact``: over all pairs |i - j| <= l at this n (Theorem 3.2; tight for every n);
+    ``exact``: over all pairs ``|i - j| <= l`` at this n (Theorem 3.2; tight for every n);
     ``closed_form``: the paper's formula at this n through the pair (1, l+1) (Theorem 4.2,
     Corollary 2 or 3; equal to ``exact`` whenever Lemma 2 holds, which the paper proves
     for n >= 7); ``asymptotic``: its n -> infinity limit (through a_{l+1});

@@ -23,57 +23,21 @@ module                             what it implements
 =================================  ==========================================================
 """
 
-from optmech.selection.mechanisms import (
-    MECHANISMS,
-    ExponentialMechanism,
-    PermuteAndFlip,
-    PrivacyGuarantee,
-    RandomizedResponse,
-    ReportNoisyMax,
-    SelectionMechanism,
-    UniformSelection,
-    make_mechanism,
-)
-from optmech.selection.noisy_max import IntegrationError, noisy_max_pmf
-from optmech.selection.pf_probabilities import pf_probabilities
-from optmech.selection.privacy import (
-    PrivacyCheck,
-    hockey_stick_delta,
-    lattice_neighbours,
-    max_divergence,
-    privacy_loss,
-    realised_epsilon,
-    worst_case_neighbours,
-)
-from optmech.selection.worst_case import (
-    WorstCase,
-    em_error_on_step,
-    pf_error_on_step,
-    worst_case_error,
-)
+from optmech._lazy import lazy_exports
 
-__all__ = [
-    "ExponentialMechanism",
-    "IntegrationError",
-    "MECHANISMS",
-    "PermuteAndFlip",
-    "PrivacyCheck",
-    "PrivacyGuarantee",
-    "RandomizedResponse",
-    "ReportNoisyMax",
-    "SelectionMechanism",
-    "UniformSelection",
-    "WorstCase",
-    "em_error_on_step",
-    "hockey_stick_delta",
-    "lattice_neighbours",
-    "make_mechanism",
-    "max_divergence",
-    "noisy_max_pmf",
-    "pf_error_on_step",
-    "pf_probabilities",
-    "privacy_loss",
-    "realised_epsilon",
-    "worst_case_error",
-    "worst_case_neighbours",
-]
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "optmech.selection.mechanisms": (
+        "MECHANISMS", "ExponentialMechanism", "PermuteAndFlip", "PmfMechanism", "PrivacyGuarantee",
+        "RandomizedResponse", "ReportNoisyMax", "SelectionMechanism", "UniformSelection",
+        "as_mechanism", "make_mechanism",
+    ),
+    "optmech.selection.noisy_max": ("IntegrationError", "noisy_max_pmf"),
+    "optmech.selection.pf_probabilities": ("pf_probabilities",),
+    "optmech.selection.privacy": (
+        "PrivacyCheck", "hockey_stick_delta", "lattice_neighbours", "max_divergence",
+        "privacy_loss", "realised_epsilon", "worst_case_neighbours",
+    ),
+    "optmech.selection.worst_case": (
+        "WorstCase", "em_error_on_step", "pf_error_on_step", "worst_case_error",
+    ),
+})

@@ -28,13 +28,26 @@ the product is accumulated in log space with ``log1p``, in chunks so memory stay
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-__all__ = ["MAX_NODES", "TAIL", "pf_probabilities", "pf_probabilities_from_log_coins"]
+from optmech.selection.scores import log_weights
+
+__all__ = ["MAX_NODES", "TAIL", "pf_log_probabilities", "pf_probabilities",
+           "pf_probabilities_from_log_coins"]
 
 MAX_NODES = 96
 TAIL = 45.0
 _CHUNK = 1 << 15
+
+
+@functools.lru_cache(maxsize=None)
+def _legendre(count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss–Legendre nodes and weights on [-1, 1] (computed once per node count)."""
+    x, w = np.polynomial.legendre.leggauss(count)
+    x.flags.writeable = w.flags.writeable = False
+    return x, w
 
 
 def _nodes(n: int, total: float) -> tuple[np.ndarray, np.ndarray]:
@@ -45,8 +58,29 @@ def _nodes(n: int, total: float) -> tuple[np.ndarray, np.ndarray]:
     else:
         count = MAX_NODES
         upper = 1.0 if total - 1.0 <= TAIL else TAIL / (total - 1.0)
-    x, w = np.polynomial.legendre.leggauss(count)
+    x, w = _legendre(count)
     return 0.5 * upper * (x + 1.0), 0.5 * upper * w
+
+
+def _coins_and_integrals(log_coins: np.ndarray):
+    """Per distinct coin: ``log p``, ``p`` and ``integral_0^1 prod_{s != r}(1 - p_s t) dt``
+    of (*); and the index of each candidate's coin."""
+    values, inverse, counts = np.unique(log_coins, return_inverse=True, return_counts=True)
+    coins = np.exp(values)
+    t, w = _nodes(log_coins.size, float(counts @ coins))
+
+    log_product = np.zeros_like(t)
+    for start in range(0, values.size, _CHUNK):
+        block = slice(start, start + _CHUNK)
+        log_product += counts[block] @ np.log1p(-np.outer(coins[block], t))
+    weighted = w * np.exp(log_product)
+
+    integrals = np.empty(values.size)
+    for start in range(0, values.size, _CHUNK):
+        block = slice(start, start + _CHUNK)
+        # prod_{s != r}(1 - p_s t) = F(t) / (1 - p_r t); exact division, no cancellation.
+        integrals[block] = (weighted / (1.0 - np.outer(coins[block], t))).sum(axis=1)
+    return values, coins, inverse, integrals
 
 
 def pf_probabilities_from_log_coins(log_coins: np.ndarray) -> np.ndarray:
@@ -56,29 +90,23 @@ def pf_probabilities_from_log_coins(log_coins: np.ndarray) -> np.ndarray:
     length summing to 1 (see the module docstring for the method and its accuracy).
     """
     log_coins = np.asarray(log_coins, dtype=float)
-    n = log_coins.size
-    if n == 1:
+    if log_coins.size == 1:
         return np.ones(1)
-    values, inverse, counts = np.unique(log_coins, return_inverse=True, return_counts=True)
-    coins = np.exp(values)
-    t, w = _nodes(n, float(counts @ coins))
-
-    log_product = np.zeros_like(t)
-    for start in range(0, values.size, _CHUNK):
-        block = slice(start, start + _CHUNK)
-        log_product += counts[block] @ np.log1p(-np.outer(coins[block], t))
-    weighted = w * np.exp(log_product)
-
-    probs = np.empty(values.size)
-    for start in range(0, values.size, _CHUNK):
-        block = slice(start, start + _CHUNK)
-        p = coins[block]
-        # prod_{s != r}(1 - p_s t) = F(t) / (1 - p_r t); exact division, no cancellation.
-        probs[block] = p * ((weighted / (1.0 - np.outer(p, t))).sum(axis=1))
-    return probs[inverse]
+    _, coins, inverse, integrals = _coins_and_integrals(log_coins)
+    return (coins * integrals)[inverse]
 
 
 def pf_probabilities(scores: np.ndarray, exponent: float) -> np.ndarray:
     """``Pr[PF(scores) = r]`` for coin probabilities ``exp(exponent * (q_r - q*))``."""
-    scores = np.asarray(scores, dtype=float)
-    return pf_probabilities_from_log_coins(exponent * (scores - scores.max()))
+    return pf_probabilities_from_log_coins(log_weights(np.asarray(scores, dtype=float),
+                                                       exponent))
+
+
+def pf_log_probabilities(scores: np.ndarray, exponent: float) -> np.ndarray:
+    """``log Pr[PF(scores) = r] = log p_r + log integral`` (finite even where the
+    probability underflows to 0; ``-inf`` only where ``log p_r`` itself is)."""
+    log_coins = log_weights(np.asarray(scores, dtype=float), exponent)
+    if log_coins.size == 1:
+        return np.zeros(1)
+    values, _, inverse, integrals = _coins_and_integrals(log_coins)
+    return (values + np.log(integrals))[inverse]

@@ -22,11 +22,18 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
-from optmech.validation import InvalidArgumentError, check_integer, check_nonnegative, check_scores
+from optmech.resources import require_memory
+from optmech.selection.mechanisms import as_mechanism
+from optmech.validation import (
+    InvalidArgumentError,
+    as_real_array,
+    check_integer,
+    check_nonnegative,
+    check_scores,
+)
 
 __all__ = [
     "PrivacyCheck",
@@ -69,10 +76,15 @@ def hockey_stick_delta(p, q, epsilon: float) -> float:
 
 
 def _sensitivities(scores: np.ndarray, sensitivity) -> np.ndarray:
-    delta = np.broadcast_to(np.asarray(sensitivity, dtype=float), scores.shape)
-    if not (np.isfinite(delta).all() and (delta >= 0).all()):
-        raise InvalidArgumentError("sensitivity", sensitivity,
-                                   "finite numbers >= 0 (one, or one per candidate)")
+    """One sensitivity per candidate: finite, >= 0, at least one > 0 (with every one 0 no
+    neighbour differs from ``scores`` and a check would prove nothing)."""
+    allowed = "finite numbers >= 0, at least one > 0 (one, or one per candidate)"
+    values = as_real_array(sensitivity, "sensitivity", allowed)
+    if values.ndim > 1 or values.size not in (1, scores.size):
+        raise InvalidArgumentError("sensitivity", sensitivity, allowed)
+    delta = np.broadcast_to(values, scores.shape)
+    if not (np.isfinite(delta).all() and (delta >= 0).all() and delta.max() > 0):
+        raise InvalidArgumentError("sensitivity", sensitivity, allowed)
     return delta
 
 
@@ -102,6 +114,7 @@ def lattice_neighbours(scores, sensitivity=1.0, levels: int = 3, limit: int = 40
     delta = _sensitivities(q, sensitivity)
     levels = check_integer(levels, "levels", minimum=2)
     limit = check_integer(limit, "limit", minimum=1)
+    require_memory(24 * q.size * min(limit, levels ** min(q.size, 64)), "limit", limit)
     grid = np.linspace(-1.0, 1.0, levels)
     n = q.size
     if levels ** n <= limit:
@@ -135,14 +148,16 @@ def realised_epsilon(mechanism, scores, sensitivity=None, neighbours=None,
                      rng: np.random.Generator | None = None) -> PrivacyCheck:
     """Largest ``|log Pr[M(q) = r] - log Pr[M(q') = r]|`` over outputs and neighbours.
 
-    ``mechanism`` is anything with a ``pmf(scores)`` method, or a function of the scores
-    returning the pmf.  ``sensitivity`` and ``monotonic`` default to the mechanism's own
-    attributes (1.0 and False if it has none).  ``neighbours`` defaults to the
-    worst-case neighbours together with the lattice neighbours.
+    ``mechanism`` is anything :func:`~optmech.selection.mechanisms.as_mechanism` accepts: a
+    mechanism, an object with a ``pmf(scores)`` method, or a function of the scores
+    returning the pmf (its outputs are checked).  ``sensitivity`` and ``monotonic`` default
+    to the mechanism's own attributes (1.0 and False if it has none).  ``neighbours``
+    defaults to the worst-case neighbours together with the lattice neighbours.
     """
-    pmf: Callable[[np.ndarray], np.ndarray] = getattr(mechanism, "pmf", mechanism)
-    if not callable(pmf):
-        raise InvalidArgumentError("mechanism", mechanism, "an object with pmf() or a function")
+    if isinstance(mechanism, str):
+        raise InvalidArgumentError("mechanism", mechanism, "a mechanism object or a function "
+                                                           "of the scores (not a name)")
+    pmf = as_mechanism(mechanism).pmf
     q = check_scores(scores)
     if sensitivity is None:
         sensitivity = getattr(mechanism, "sensitivity", 1.0)
@@ -152,7 +167,12 @@ def realised_epsilon(mechanism, scores, sensitivity=None, neighbours=None,
         neighbours = np.concatenate([
             worst_case_neighbours(q, sensitivity, monotonic),
             lattice_neighbours(q, sensitivity, levels, limit, monotonic, rng)])
-    neighbours = np.atleast_2d(np.asarray(neighbours, dtype=float))
+    neighbours = np.atleast_2d(as_real_array(neighbours, "neighbours",
+                                             "an array of score vectors like scores"))
+    if neighbours.ndim != 2 or neighbours.shape[1] != q.size \
+            or not np.isfinite(neighbours).all():
+        raise InvalidArgumentError("neighbours", neighbours,
+                                   f"finite score vectors of {q.size} candidates")
     base = np.asarray(pmf(q), dtype=float)
     best = (-math.inf, 0, q)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -23,11 +23,10 @@ import math
 
 import numpy as np
 
-from optmech.validation import InvalidArgumentError, check_integer
+from optmech.validation import check_integer
 
 __all__ = [
     "CUT",
-    "as_generator",
     "row_blocks",
     "sample_shape",
     "shaped",
@@ -39,13 +38,6 @@ __all__ = [
 
 CUT = -40.0
 _CELLS = 1 << 22  # noise draws per vectorised block
-
-
-def as_generator(rng) -> np.random.Generator:
-    """``rng`` itself, or a fresh default generator for ``None``; anything else is refused."""
-    if rng is None or isinstance(rng, np.random.Generator):
-        return np.random.default_rng(rng)
-    raise InvalidArgumentError("rng", rng, "a numpy.random.Generator or None")
 
 
 def sample_shape(size) -> tuple[tuple[int, ...] | None, int]:

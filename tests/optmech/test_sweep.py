@@ -1,11 +1,15 @@
 """Sweeps: the same results serially, on a process pool, on Dask, and from the cache."""
 
+import json
 import math
+import os
+import time
 
 import pytest
 
-from optmech.sweep import cell_key, run_sweep
-from optmech.validation import InvalidArgumentError
+from optmech.resources import usable_workers
+from optmech.sweep import ClusterError, cell_key, run_sweep
+from optmech.validation import InvalidArgumentError, NonFiniteResultError
 
 CALLS_FILE = "calls.txt"
 
@@ -67,3 +71,97 @@ def test_cell_keys_and_bad_functions():
         run_sweep(lambda n: n, [{"n": 1}])
     with pytest.raises(InvalidArgumentError):
         run_sweep(pf_error_cell, CELLS, workers=0)
+
+
+def interrupting_cell(n, eps, stop_at):
+    """Like pf_error_cell, but Ctrl-C arrives while cell ``n == stop_at`` runs."""
+    if n == stop_at:
+        raise KeyboardInterrupt
+    return pf_error_cell(n, eps)
+
+
+def nan_cell(n, eps):
+    return {"error": float("nan") if n == 5 else 1.0}
+
+
+def test_an_interrupted_sweep_leaves_a_consistent_cache(tmp_path):
+    cache = tmp_path / "cache"
+    cells = [dict(c, stop_at=40) for c in CELLS]
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(interrupting_cell, cells, cache_dir=cache)
+    entries = list(cache.glob("*.json"))
+    assert len(entries) == 4                         # the cells before n = 40, whole
+    assert not list(cache.glob("*.tmp*"))
+    resumed = run_sweep(interrupting_cell, [dict(c, stop_at=-1) for c in CELLS[:4]],
+                        cache_dir=cache)
+    assert resumed == run_sweep(pf_error_cell, CELLS[:4])
+
+
+@pytest.mark.parametrize("damage", ["truncate", "empty", "garbage", "double", "nan", "key"])
+def test_a_damaged_cache_entry_is_recomputed_not_used(tmp_path, capsys, damage):
+    cache = tmp_path / "cache"
+    log = tmp_path / CALLS_FILE
+    cells = [dict(c, log_to=str(log)) for c in CELLS[:2]]
+    good = run_sweep(pf_error_cell, cells, cache_dir=cache)
+    path = cache / f"{cell_key(pf_error_cell, cells[0])}.json"
+    text = path.read_text()
+    entry = json.loads(text)
+    if damage == "truncate":
+        path.write_text(text[:len(text) // 2])
+    elif damage == "empty":
+        path.write_text("")
+    elif damage == "garbage":
+        path.write_bytes(b"\xff\xfe not json")
+    elif damage == "double":           # well formed, numbers altered, checksum kept
+        entry["value"]["error"] *= 2
+        path.write_text(json.dumps(entry))
+    elif damage == "nan":
+        entry["value"]["error"] = float("nan")
+        path.write_text(json.dumps(entry))
+    else:                              # an entry copied from another cell
+        path.write_text((cache / f"{cell_key(pf_error_cell, cells[1])}.json").read_text())
+    capsys.readouterr()
+    again = run_sweep(pf_error_cell, cells, cache_dir=cache)
+    err = capsys.readouterr().err
+    assert again == good
+    assert log.read_text().count("\n") == 3          # two first runs, one recomputation
+    assert err.count("\n") == 1 and "recomputing" in err
+    assert json.loads(path.read_text())["value"] == good[0]    # repaired in place
+
+
+def test_bad_cache_folders_and_scheduler_addresses_are_refused(tmp_path):
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x")
+    with pytest.raises(InvalidArgumentError) as info:
+        run_sweep(pf_error_cell, CELLS, cache_dir=a_file)
+    assert info.value.argument == "cache_dir"
+    pytest.importorskip("distributed")
+    for bogus in ("bogus", "tcp://", "http://x:1", 42):
+        with pytest.raises(InvalidArgumentError) as info:
+            run_sweep(pf_error_cell, CELLS, dask_scheduler=bogus)
+        assert info.value.argument == "dask_scheduler"
+
+
+def test_an_unreachable_scheduler_fails_fast_before_any_cell(tmp_path):
+    pytest.importorskip("distributed")
+    log = tmp_path / CALLS_FILE
+    started = time.monotonic()
+    with pytest.raises(ClusterError, match="cannot reach"):
+        run_sweep(pf_error_cell, [dict(c, log_to=str(log)) for c in CELLS],
+                  dask_scheduler="tcp://127.0.0.1:9")      # the discard port: nothing listens
+    assert time.monotonic() - started < 30
+    assert not log.exists()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_non_finite_cell_result_is_an_error(tmp_path, workers):
+    with pytest.raises(NonFiniteResultError):
+        run_sweep(nan_cell, CELLS, workers=workers, cache_dir=tmp_path / "cache")
+    for path in (tmp_path / "cache").glob("*.json"):
+        assert math.isfinite(json.loads(path.read_text())["value"]["error"])
+
+
+def test_workers_are_capped_at_the_usable_cores():
+    assert usable_workers(100_000) == len(os.sched_getaffinity(0))
+    assert run_sweep(pf_error_cell, CELLS[:3], workers=100_000) == \
+        run_sweep(pf_error_cell, CELLS[:3])

@@ -7,10 +7,14 @@ from proofs.registry import check_one, identities
 
 @pytest.fixture(scope="session")
 def check():
-    """``check(name)`` runs one registered identity and returns its outcome."""
+    """``check(name)`` runs one registered identity once per session and returns its
+    outcome (later calls with the same name reuse it)."""
     by_name = {i.name: i for i in identities()}
+    done = {}
 
     def run(name):
-        return check_one(by_name[name])
+        if name not in done:
+            done[name] = check_one(by_name[name])
+        return done[name]
 
     return run

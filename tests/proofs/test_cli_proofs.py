@@ -1,5 +1,5 @@
-"""`optmech proofs`: the JSON list contract, exit statuses, one-line errors, and a current,
-deterministic docs/identities.md."""
+"""`optmech proofs`: the JSON list contract, exit statuses, one-line errors, a current,
+deterministic docs/identities.md and docs/claims.md, and where `regenerate` writes."""
 
 import json
 import subprocess
@@ -8,13 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from proofs.registry import CheckResult, Identity, Outcome
+from proofs.registry import CheckResult, Identity, Outcome, identities
 from proofs.report import DEFAULT_PATH, render
 from tests.cli_helpers import run_cli_error
 
 KNOWN_ERRATA = {"secretary.rank_distribution", "secretary.lemma3_difference_recurrence",
                 "multiselect.section_2_3_2_plot_constant",
-                "heterogeneous.rnmh_laplace_privacy_bound", "multiselect.ring_optimal_cost"}
+                "heterogeneous.rnmh_laplace_privacy_bound", "multiselect.ring_optimal_cost",
+                "permute_flip.theorem_2_proof_step", "heterogeneous.appendix_b_rs_exponential"}
+CLAIMS_PATH = Path(DEFAULT_PATH).parent / "claims.md"
 
 
 def optmech(*argv):
@@ -22,18 +24,31 @@ def optmech(*argv):
                           text=True, timeout=600)
 
 
-def test_check_json_lists_every_identity_and_exits_0():
-    done = optmech("proofs", "check", "--json")
+def test_check_json_contract_and_clean_stderr():
+    done = optmech("proofs", "check", "--json", "--only", "secretary.rank_distribution",
+                   "--only", "permute_flip.lemma7_threshold")
     assert done.returncode == 0, done.stdout[-2000:]
+    assert done.stderr == "", "no warning or progress output may reach stderr"
     rows = json.loads(done.stdout)
-    assert isinstance(rows, list) and len(rows) >= 24
+    assert [r["name"] for r in rows] == ["secretary.rank_distribution",
+                                         "permute_flip.lemma7_threshold"]
     for row in rows:
-        assert {"name", "source", "method", "status", "evidence"} <= set(row)
-        assert row["status"] in ("verified", "erratum")
-    assert {r["name"] for r in rows if r["status"] == "erratum"} == KNOWN_ERRATA
-    for row in rows:
-        if row["status"] == "erratum":
-            assert row["counterexample"] and row["corrected"]
+        # corrected / counterexample exist for errata only: never printed as null
+        assert {"name", "paper", "source", "method", "status", "statement", "sympy",
+                "evidence"} | ({"corrected", "counterexample"} if row["status"] == "erratum"
+                               else set()) == set(row)
+    assert rows[0]["status"] == "erratum" and rows[0]["counterexample"] and rows[0]["corrected"]
+    assert rows[1]["status"] == "verified"
+
+
+def test_every_identity_is_verified_or_a_known_erratum(check):
+    """Every registered identity, checked in this process (once per session: the per-paper
+    tests reuse the outcomes)."""
+    statuses = {i.name: check(i.name).status for i in identities()}
+    assert len(statuses) >= 24
+    assert set(statuses.values()) <= {"verified", "erratum"}, \
+        [n for n, s in statuses.items() if s == "failed"]
+    assert {n for n, s in statuses.items() if s == "erratum"} == KNOWN_ERRATA
 
 
 def test_check_table_for_one_identity(capsys):
@@ -50,6 +65,8 @@ def test_check_table_for_one_identity(capsys):
     ["proofs", "check", "--only", "no.such.identity"],
     ["proofs", "regenerate", "--output", "/nonexistent-dir/identities.md"],
     ["proofs", "regenerate", "--output", "."],
+    ["proofs", "regenerate", "--claims-output", "/nonexistent-dir/claims.md"],
+    ["proofs", "regenerate", "--output", "/tmp/x.md", "--claims-output", "/tmp/x.md"],
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, capsys):
     code, _, err = run_cli_error(capsys, *argv)
@@ -67,30 +84,81 @@ def test_failed_status_gives_exit_1(monkeypatch, capsys):
     from optmech.cli import main
     from optmech.cli import proofs as cli
 
-    ident = Identity("x", "secretary", "s", "x", "private-secretary-v2.txt", ("asymptotic limit",),
-                     lambda: CheckResult("failed", "broken"))
+    ident = Identity("x", "secretary", "s", "x", "Grining et al. (arXiv:2005.01586v4), Fact 1",
+                     ("asymptotic limit",), lambda: CheckResult("failed", "broken"))
     monkeypatch.setattr(cli, "_run", lambda names: [Outcome(ident, ident.check())])
     assert main(["proofs", "check"]) == 1
     assert "FAILED" in capsys.readouterr().out
 
 
-def test_regenerate_reproduces_the_committed_file(tmp_path):
-    """A fresh run in a new process is byte-identical to the committed docs/identities.md:
-    the file is current and regeneration is deterministic across runs."""
-    out = tmp_path / "identities.md"
-    done = optmech("proofs", "regenerate", "--output", str(out))
-    assert done.returncode == 0, done.stdout
+def test_regenerate_reproduces_the_committed_files(tmp_path, capsys, monkeypatch, check):
+    """`optmech proofs regenerate` writes files byte-identical to the committed
+    docs/identities.md and docs/claims.md (they are current, and rendering is
+    deterministic); --json prints one object with the paths and the counts, and nothing
+    reaches stderr.  The identities are checked once per session (the ``check`` fixture,
+    shared with the per-paper tests) instead of a second time here."""
+    import proofs.registry
+    from optmech.cli import main
+
+    monkeypatch.setattr(proofs.registry, "check_one", lambda ident: check(ident.name))
+    out, claims_out = tmp_path / "identities.md", tmp_path / "c.md"
+    assert main(["proofs", "regenerate", "--output", str(out), "--claims-output",
+                 str(claims_out), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    payload = json.loads(captured.out)
+    assert payload["written"] == [str(out), str(claims_out)]
+    assert payload["identities"]["failed"] == 0
+    assert payload["identities"]["total"] == sum(payload["identities"][s] for s in
+                                                 ("verified", "erratum", "failed"))
+    assert payload["claims"]["listed"] == payload["claims"]["covered"] + \
+        payload["claims"]["not checkable here"]
     assert out.read_bytes() == Path(DEFAULT_PATH).read_bytes(), \
         "docs/identities.md is stale: run `optmech proofs regenerate`"
+    assert claims_out.read_bytes() == CLAIMS_PATH.read_bytes(), \
+        "docs/claims.md is stale: run `optmech proofs regenerate`"
+
+
+def test_default_paths_of_an_installed_copy(tmp_path, monkeypatch):
+    """Run as if installed (no source checkout beside the package): the default is docs/
+    under the current directory, created if missing, with claims.md beside identities.md;
+    the paths are checked before any identity runs."""
+    from optmech.cli import proofs as cli
+    from proofs import report
+
+    monkeypatch.setattr(report, "checkout_docs", lambda: None)
+    monkeypatch.chdir(tmp_path)
+    assert cli.output_paths(None, None) == (tmp_path / "docs" / "identities.md",
+                                            tmp_path / "docs" / "claims.md")
+    assert (tmp_path / "docs").is_dir()
+    custom = tmp_path / "out.md"
+    assert cli.output_paths(custom, None) == (custom, tmp_path / "claims.md")
+
+
+def test_an_impossible_default_asks_for_output_before_any_work(tmp_path, monkeypatch,
+                                                                capsys):
+    """Installed copy, and ./docs cannot be created (a file of that name is in the way):
+    one line on stderr asking for --output, exit 2, no identity checked."""
+    from optmech.cli import proofs as cli
+    from proofs import report
+
+    (tmp_path / "docs").write_text("not a folder")
+    monkeypatch.setattr(report, "checkout_docs", lambda: None)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "_run", lambda names: pytest.fail("checks ran before the path "
+                                                               "was validated"))
+    code, _, err = run_cli_error(capsys, "proofs", "regenerate")
+    assert code == 2 and err.count("\n") == 1 and "--output" in err
 
 
 def test_render_is_a_pure_function():
     ident = Identity("secretary.demo", "secretary", "statement", "Eq(x, 1)",
-                     "private-secretary-v2.txt, Fact 1 | Fact 2", ("asymptotic limit",),
+                     "Grining et al., Fact 1 | Fact 2", ("asymptotic limit",),
                      lambda: CheckResult("verified", "line 1\nline 2"))
     outcomes = [Outcome(ident, ident.check())]
     text = render(outcomes)
     assert text == render(outcomes)
     assert "| [`secretary.demo`](#secretarydemo) | verified | asymptotic limit | " \
-           "private-secretary-v2.txt, Fact 1 \\| Fact 2 |" in text
+           "Grining et al., Fact 1 \\| Fact 2 |" in text
+    assert "Paper: K. Grining, M. Klonowski, M. Sulkowska" in text
     assert "### secretary.demo" in text and "```text\nline 1\nline 2\n```" in text

@@ -57,3 +57,36 @@ def test_ring_optimal_cost_is_an_erratum(check):
 
 def test_library_agrees(check):
     assert check("multiselect.library_agrees").status == "verified"
+
+
+def test_new_identities(check):
+    for name in ("multiselect.lemma_17_dual_ode", "multiselect.lemma_23_generalised_gdp",
+                 "multiselect.example_7"):
+        assert check(name).status == "verified", name
+
+
+def test_dual_ode_closed_form_against_runge_kutta_at_random_v():
+    """Two methods for equation (18): the piecewise closed form and DOP853, at an asymmetric
+    v (median not at 0) and two values of lam, at the right end."""
+    import numpy as np
+
+    from proofs.multiselect import dual_ode_end, dual_ode_path
+
+    v = np.array([-1.7, 0.4, 0.9, 2.5, 3.0])
+    for lam in (0.2, 0.35):
+        closed = float(dual_ode_end(v, lam, reach=15.0))
+        _, nu = dual_ode_path(v, lam, reach=15.0)
+        assert closed == pytest.approx(nu[-1], rel=1e-6, abs=1e-9)
+
+
+def test_lemma_17_check_fails_when_the_bound_is_too_generous(monkeypatch):
+    """Perturbation: with Lemma 17's bound replaced by 1.5 x the critical value for the
+    symmetric k = 3 offsets, the signs fail, so the check can fail."""
+    import math
+
+    import numpy as np
+
+    from proofs.multiselect import lemma_17_signs
+
+    v = np.array([-math.log(4), 0.0, math.log(4)])
+    assert all(lemma_17_signs(v, 0.40)) and not all(lemma_17_signs(v, 0.4566 * 1.5))

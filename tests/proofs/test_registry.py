@@ -1,14 +1,22 @@
 """The registry: complete entries, parseable SymPy statements, statuses computed from evidence."""
 
+import subprocess
+import sys
+import warnings
+
 import pytest
 import sympy
 from sympy.parsing.sympy_parser import parse_expr
 
+from proofs.papers import PAPERS as CITATIONS
 from proofs.registry import (
+    BUILTIN,
     METHODS,
     PAPERS,
     CheckResult,
     Identity,
+    Registry,
+    RegistryWarning,
     check_one,
     erratum_if,
     identities,
@@ -46,7 +54,7 @@ def test_registry_order_groups_papers():
 def test_entry_is_complete_and_its_sympy_statement_parses(ident):
     assert ident.statement and ident.source and ident.methods
     assert set(ident.methods) <= set(METHODS)
-    assert PAPERS[ident.paper][0] in ident.source
+    assert CITATIONS[ident.paper].short in ident.source   # cited, not a file name
     parsed = parse_expr(ident.sympy, evaluate=False)
     assert isinstance(parsed, sympy.Basic)
 
@@ -77,6 +85,67 @@ def test_results_are_validated():
         CheckResult("erratum", "e")          # an erratum needs a correction and a counter-example
     with pytest.raises(ValueError):
         Identity("x", "secretary", "s", "x", "src", ("guessing",), lambda: None)
+    with pytest.raises(ValueError, match="paper"):
+        Identity("x", "", "s", "x", "src", ("asymptotic limit",), lambda: None)
+    with pytest.raises(ValueError, match="source"):
+        Identity("x", "mine", "s", "x", " ", ("asymptotic limit",), lambda: None)
+
+
+def _gauss(registry, source="my notes"):
+    @registry.identity("mine.gauss", paper="my-paper", source=source,
+                       statement="1 + ... + n = n(n+1)/2", methods=("exact enumeration",))
+    def check():
+        return verified_if(all(sum(range(n + 1)) == n * (n + 1) // 2 for n in range(50)),
+                           "n < 50")
+    return check
+
+
+def test_a_user_registry_checks_its_own_identities_without_touching_the_builtin_one():
+    before = [i.name for i in identities()]
+    mine = Registry()
+    _gauss(mine)
+    outcomes = mine.check()
+    assert [(o.identity.name, o.identity.paper, o.status) for o in outcomes] == \
+        [("mine.gauss", "my-paper", "verified")]
+    assert "mine.gauss" in mine and "mine.gauss" not in BUILTIN and len(mine) == 1
+    assert [i.name for i in identities()] == before
+    with pytest.raises(ValueError, match="no.such"):
+        mine.identities(["no.such"])
+
+
+def test_registering_a_name_again_replaces_it_with_a_filterable_warning():
+    mine = Registry()
+    _gauss(mine, "first")
+    with pytest.warns(RegistryWarning, match="registered again"):
+        _gauss(mine, "second")
+    assert len(mine) == 1 and mine.identities()[0].source == "second"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RegistryWarning)
+        with pytest.raises(RegistryWarning):
+            _gauss(mine, "third")
+
+
+def test_user_papers_follow_the_builtin_order_and_render():
+    from proofs.report import render
+
+    mine = Registry(paper_order=("b-paper",))
+    for name, paper in (("a.one", "a-paper"), ("b.one", "b-paper"), ("a.two", "a-paper")):
+        mine.add(Identity(name, paper, "s", "", "src", ("asymptotic limit",),
+                          lambda: CheckResult("verified", "ok")))
+    assert [i.name for i in mine] == ["b.one", "a.one", "a.two"]
+    assert mine.papers() == ("b-paper", "a-paper")
+    text = render(mine.check())
+    assert "## b-paper" in text and "Source key: `a-paper`" in text
+
+
+def test_the_builtin_modules_register_no_name_twice():
+    """Importing the paper modules in a fresh interpreter raises no RegistryWarning."""
+    script = ("import warnings\nfrom proofs.registry import RegistryWarning, identities\n"
+              "warnings.simplefilter('error', RegistryWarning)\nprint(len(identities()))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout) == len(identities()) == len(PAPERS and BUILTIN)
 
 
 def test_a_crashing_check_is_reported_as_failed():

@@ -122,3 +122,18 @@ def test_section_4_2_examples(check):
 
 def test_library_agrees(check):
     assert check("secretary.library_agrees").status == "verified"
+
+
+def test_new_identities(check):
+    for name in ("secretary.example_1_metric", "secretary.lemma_4_linear_ranks",
+                 "secretary.lemma_5_theorem_5_3"):
+        assert check(name).status == "verified", name
+
+
+def test_distances_by_hand():
+    """d_1 and d_2 from the identity to (2, 1, 0): three neighbour swaps, one swap of entries
+    two apart."""
+    from proofs.secretary import _distances
+
+    assert _distances(3, 1)[(2, 1, 0)] == 3
+    assert _distances(3, 2)[(2, 1, 0)] == 1

@@ -41,12 +41,23 @@ def test_table_output_and_csv_median(capsys, tmp_path):
     assert "3 bins, 3 individuals" in out and "rnm_laplace" in out and "EM/PF ratio" in out
 
 
-def test_ratio_is_null_when_both_errors_underflow(capsys, tmp_path):
+def test_ratio_stays_exact_when_both_errors_underflow(capsys, tmp_path):
+    # [5000, 0] at eps 1: coin p = e^-2500 underflows; PF's error is 5000 p / 2 + O(p^2)
+    # and EM's 5000 p / (1 + p), so the ratio is 2 to double precision.
     np.save(tmp_path / "h.npy", np.array([5000, 0]))
     _, out, _ = run(capsys, "data", "error", "--dataset", str(tmp_path / "h.npy"), "--task",
                     "mode", "--eps", "1", "--json")
     payload = json.loads(out)
-    assert payload["pf"] == 0.0 and payload["em"] == 0.0 and payload["ratio_em_pf"] is None
+    assert payload["pf"] == 0.0 and payload["em"] == 0.0
+    assert payload["ratio_em_pf"] == pytest.approx(2.0, rel=1e-12)
+
+
+def test_ratio_is_one_when_every_bin_ties(capsys, tmp_path):
+    np.save(tmp_path / "h.npy", np.array([7, 7, 7]))
+    _, out, _ = run(capsys, "data", "error", "--dataset", str(tmp_path / "h.npy"), "--task",
+                    "mode", "--eps", "1", "--json")
+    payload = json.loads(out)
+    assert payload["pf"] == payload["em"] == 0.0 and payload["ratio_em_pf"] == 1.0
 
 
 @pytest.mark.parametrize("extra, file_text, needle", [

@@ -48,7 +48,7 @@ def test_table_and_sweep(capsys):
 
 @pytest.mark.parametrize("argv, fragment", [
     (["--scenario", "9", "--eps", "1"], "scenario must be"),
-    (["--scenario", "1", "--eps=-1"], "epsilons must be"),
+    (["--scenario", "1", "--eps=-1"], "--eps must be"),
     (["--scenario", "1", "--eps", "1", "--mechanisms", "rnmh"], "unknown mechanism"),
     (["--scenario", "1", "--eps", "1", "--trials", "0"], "--trials"),
     (["--scenario", "1"], "--eps"),
@@ -64,7 +64,7 @@ def test_bad_input_from_the_shell_has_no_traceback():
     done = subprocess.run([sys.executable, "-m", "optmech", "hetero", "run", "--scenario",
                            "sweep:x", "--eps", "1"], capture_output=True, text=True)
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.strip() == ("optmech: error: scenario must be 1..8 or sweep:T with a "
+    assert done.stderr.strip() == ("optmech: error: --scenario must be 1..8 or sweep:T with a "
                                    "number T; got 'sweep:x'")
 
 

@@ -87,5 +87,5 @@ def test_bad_input_from_a_real_shell():
     done = subprocess.run([sys.executable, "-m", "optmech", "multiselect", "dilp", "--k", "3",
                            "--eps", "1", "--grid", "15"], capture_output=True, text=True)
     assert done.returncode == 2
-    assert done.stderr.startswith("optmech: error: grid must be at least")
+    assert done.stderr.startswith("optmech: error: --grid must be at least")
     assert done.stderr.count("\n") == 1 and done.stdout == ""

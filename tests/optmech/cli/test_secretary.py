@@ -73,16 +73,18 @@ def test_optimal_other_payoffs_and_table(capsys):
     (["profile", "--n", "10", "--p", "-0.5"], "p must be"),
     (["profile", "--n", "10", "--p", "0.5", "--l", "10"], "l must be"),
     (["profile", "--n", "10", "--p", "0.5", "--l", "0"], "l must be"),
-    (["profile", "--n", "10", "--p", "0.5", "--eps", "-1"], "epsilon must be"),
+    (["profile", "--n", "10", "--p", "0.5", "--eps", "-1"], "--eps must be"),
     (["profile", "--n", "10", "--p", "0.5", "--delta", "2"], "delta must be"),
     (["profile", "--n", "10", "--p", "0.5", "--delta", "0.1", "--eps", "1"], "not allowed"),
     (["optimal", "--n", "1", "--eps", "0.5", "--delta", "0.01"], "n must be"),
-    (["optimal", "--n", "10", "--eps", "-0.5", "--delta", "0.01"], "epsilon must be"),
+    (["optimal", "--n", "10", "--eps", "-0.5", "--delta", "0.01"], "--eps must be"),
     (["optimal", "--n", "10", "--eps", "0.5", "--delta", "-0.01"], "delta must be"),
     (["optimal", "--n", "10", "--eps", "0.5", "--delta", "0.01", "--l", "12"], "l must be"),
     (["optimal", "--n", "10", "--eps", "0.5", "--delta", "0.01", "--payoff", "top-m"],
      "m must be"),
-    (["optimal", "--n", "ten", "--eps", "0.5", "--delta", "0.01"], "invalid int"),
+    (["optimal", "--n", "ten", "--eps", "0.5", "--delta", "0.01"], "not an integer"),
+    (["optimal", "--n", "10", "--eps", "nan", "--delta", "0.01"], "not a finite number"),
+    (["profile", "--n", "10", "--p", "0.5", "--delta", "inf"], "not a finite number"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, fragment):
     code, _, err = run_cli_error(capsys, "secretary", *argv)

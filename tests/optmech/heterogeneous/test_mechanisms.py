@@ -3,6 +3,7 @@ exact probabilities against independent references, privacy, sampling, bad input
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -257,3 +258,45 @@ def test_rnmh_allows_zero_but_not_negative():
     assert mech.pmf([0.0, 1.0], [0.0, 0.0]).tolist() == [0.0, 1.0]
     with pytest.raises(InvalidArgumentError):
         mech.pmf([0.0, 1.0], [0.0, -1.0])
+
+
+@pytest.mark.parametrize("make", [
+    lambda eps: GlobalNoisyMax(eps),
+    lambda eps: GeneralisedExponentialMechanism(eps),
+    lambda eps: ModifiedGEM(eps),
+    lambda eps: CombinedGEM(eps),
+    lambda eps: CombinedGEM(eps, epsilon_c=Fraction(1, 30)),
+], ids=["rnm", "gem", "mgem", "combined_gem", "combined_gem eps_c"])
+def test_exact_sampling_keeps_fraction_parameters_exact(monkeypatch, make):
+    """Fraction budgets (and, for RNM, Fraction scores and sensitivities) reach the exact
+    samplers unrounded: every argument the exact PF sampler and the randomised-response
+    coin receive is an int or a Fraction."""
+    import optmech.heterogeneous.gem as gem_module
+    import optmech.selection.exact.sampling as sampling_module
+
+    received = []
+
+    def exact_pf(scores, epsilon, sensitivity, monotonic, count, rng):
+        received.append(("pf", epsilon, sensitivity))
+        if isinstance(make(Fraction(1, 10)), GlobalNoisyMax):
+            received.extend(("score", s, None) for s in scores)
+        return np.zeros(count, dtype=np.int64)
+
+    def exact_coin(epsilon, count, rng):
+        received.append(("coin", epsilon, None))
+        return np.ones(count, dtype=bool)
+
+    monkeypatch.setattr(sampling_module, "permute_and_flip_exact", exact_pf)
+    monkeypatch.setattr(gem_module, "bernoulli_logistic", exact_coin)
+    scores = [Fraction(1, 3), Fraction(-2, 3), 2]
+    sensitivities = [Fraction(1, 2), 1, Fraction(3, 4)]
+    make(Fraction(1, 10)).sample(scores, sensitivities, size=5, exact=True)
+    assert received
+    for kind, value, other in received:
+        assert type(value) in (int, Fraction), (kind, value)
+        assert other is None or type(other) in (int, Fraction), (kind, other)
+    budgets = {value for kind, value, _ in received if kind == "pf"}
+    if isinstance(make(Fraction(1, 10)), CombinedGEM):
+        assert budgets <= {Fraction(1, 10) - Fraction(3, 50), Fraction(1, 10) - Fraction(1, 30)}
+    else:
+        assert budgets == {Fraction(1, 10)}

@@ -21,7 +21,13 @@ from optmech.lattice.ratios import (
     ratio_sweep,
     total_error,
 )
-from optmech.selection.mechanisms import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
+from optmech.selection.mechanisms import (
+    ExponentialMechanism,
+    PermuteAndFlip,
+    PmfMechanism,
+    ReportNoisyMax,
+)
+from optmech.validation import InvalidArgumentError
 
 PAPER_THRESHOLD = math.log((3 + math.sqrt(5)) / 2)
 
@@ -92,3 +98,52 @@ def test_ratios_use_the_optimum_weighting():
     assert set(ratios) == {"pf", "em", "rnm_laplace"}
     expected = brute_force_total(PermuteAndFlip(0.3), 4, 3, "cube") / optimum.total_error
     assert ratios["pf"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_any_mechanism_with_a_pmf_is_compared_at_the_optimum_epsilon():
+    """A plain function of the scores, an object with pmf(), and the built-in names in both
+    spellings give the ratio of the built-in mechanism they stand for."""
+    optimum = solve_lattice(3, 3, 0.7)
+    pf = PermuteAndFlip(0.7)
+    expected = optimality_ratio(pf, optimum)
+
+    class OnlyPmf:
+        def pmf(self, scores):
+            return pf.pmf(scores)
+
+    assert optimality_ratio(pf.pmf, optimum) == pytest.approx(expected, rel=1e-15)
+    assert optimality_ratio(OnlyPmf(), optimum) == pytest.approx(expected, rel=1e-15)
+    ratios = optimality_ratios(optimum, ["pf", "rnm-laplace", "rnm_laplace"])
+    assert ratios["pf"] == pytest.approx(expected, rel=1e-15)
+    assert ratios["rnm-laplace"] == ratios["rnm_laplace"]
+    assert optimality_ratios(optimum, "em") == {"em": optimality_ratio("em", optimum)}
+
+
+def test_a_mechanism_at_another_epsilon_is_refused():
+    optimum = solve_lattice(3, 3, 0.7)
+    with pytest.raises(InvalidArgumentError, match="epsilon = 0.7"):
+        optimality_ratio(PermuteAndFlip(0.5), optimum)
+    with pytest.raises(InvalidArgumentError):
+        optimality_ratio(lambda q: np.full(len(q), 0.3), optimum)    # not a pmf
+    with pytest.raises(InvalidArgumentError):
+        optimality_ratios(optimum, ["pf", "nope"])
+
+
+def reversed_pf(epsilon):
+    """PF with its pmf reached only through a plain function (a user's own mechanism)."""
+    return PmfMechanism(PermuteAndFlip(epsilon).pmf, epsilon=epsilon, name="my-pf")
+
+
+def test_ratio_sweep_takes_your_own_mechanisms_beside_the_built_in_ones():
+    curves = ratio_sweep([3], [2], [0.3, 1.0], {"pf": "pf", "mine": reversed_pf,
+                                                "noisy": "rnm-laplace"})
+    (curve,) = curves
+    np.testing.assert_allclose(curve.ratios["mine"], curve.ratios["pf"], rtol=1e-14)
+    assert set(curve.ratios) == {"pf", "mine", "noisy"}
+    np.testing.assert_allclose(curve.ratios["noisy"],
+                               ratio_sweep([3], [2], [0.3, 1.0], ["rnm-laplace"])[0]
+                               .ratios["rnm_laplace"], rtol=1e-15)
+    listed = ratio_sweep([3], [2], [0.3], [reversed_pf])[0]
+    assert list(listed.ratios) == ["reversed_pf"]
+    with pytest.raises(InvalidArgumentError):
+        ratio_sweep([3], [2], [0.3], [lambda eps: PermuteAndFlip(2 * eps)])   # wrong epsilon

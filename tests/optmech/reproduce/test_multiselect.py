@@ -5,11 +5,11 @@ import math
 
 import pytest
 
-from optmech.reproduce.multiselect import antipodal_ring_cost, run, two_peak_ring_cost
+from optmech.reproduce.multiselect import antipodal_ring_cost, two_peak_ring_cost
 
 
-def test_quick_run(tmp_path):
-    rows = run(True, tmp_path)
+def test_quick_run(quick_run):
+    rows, tmp_path = quick_run("multiselect")
     assert rows and all(r.ok for r in rows)
     assert {r.status for r in rows} <= {"match", "new", "differs"}
     for r in rows:
@@ -19,6 +19,24 @@ def test_quick_run(tmp_path):
             assert (tmp_path / r.figure).stat().st_size > 1000
     names = " ".join(r.name for r in rows)
     assert "eps=3/8" in names and "line DILP k=3" in names
+    keyed = {r.key: r for r in rows if r.key}
+    assert keyed["figure-3-lambda-0.40"].status == keyed["figure-3-lambda-0.46"].status == "match"
+    assert keyed["lemma-17-boundary"].status == "differs"
+    assert 0.45 < keyed["lemma-17-boundary"].ours < 0.46
+
+
+def test_g_gdp_lp_is_the_discrete_laplace():
+    """The one-result LP under g-GDP with g(t) = t (plain GDP) equals the truncated discrete
+    Laplace of ratio e^-h, computed here by hand."""
+    import numpy as np
+
+    from optmech.reproduce.multiselect import _g_gdp_lp
+
+    h = 0.5
+    steps = np.arange(-24, 25)
+    weights = np.exp(-h * np.abs(steps))
+    expected = float(h * np.abs(steps) @ weights / weights.sum())
+    assert _g_gdp_lp(lambda t: t, h) == pytest.approx(expected, abs=1e-9)
 
 
 def test_explanations_use_valid_mechanisms():

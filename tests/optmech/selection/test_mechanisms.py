@@ -163,7 +163,15 @@ def test_privacy_guarantees_are_stated():
     (lambda: ReportNoisyMax(1, noise="cauchy"), "noise"),
     (lambda: make_mechanism("foo", 1.0), "mechanism"),
     (lambda: PermuteAndFlip(1).sample([0, 1], size=-1), "size"),
-    (lambda: PermuteAndFlip(1).sample([0, 1], rng=42), "rng"),
+    (lambda: PermuteAndFlip(1).sample([0, 1], rng=-1), "rng"),
+    (lambda: PermuteAndFlip(1).sample([0, 1], rng="42"), "rng"),
+    (lambda: PermuteAndFlip(True), "epsilon"),
+    (lambda: PermuteAndFlip("1.0"), "epsilon"),
+    (lambda: ExponentialMechanism(1.0, sensitivity=5e-324), "sensitivity"),
+    (lambda: PermuteAndFlip(1.0, monotonic="yes"), "monotonic"),
+    (lambda: PermuteAndFlip(1).pmf([True, False]), "scores"),
+    (lambda: PermuteAndFlip(1).pmf(["1.0", "2"]), "scores"),
+    (lambda: PermuteAndFlip(1).pmf([10**400, 0]), "scores"),
 ])
 def test_bad_input_names_the_argument(call, argument):
     with pytest.raises(InvalidArgumentError) as info:

@@ -3,7 +3,10 @@
 import mpmath as mp
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from optmech.selection.laplace_noisy_max import laplace_noisy_max_pmf
 from optmech.selection.noisy_max import noisy_max_pmf
 from optmech.selection.pf_probabilities import pf_probabilities
 from optmech.validation import InvalidArgumentError
@@ -88,3 +91,68 @@ def test_single_candidate_and_bad_input():
         noisy_max_pmf([0.0, 1.0], [-1.0, 1.0])
     with pytest.raises(InvalidArgumentError, match="noise"):
         noisy_max_pmf([0.0, 1.0], 1.0, "cauchy")
+
+
+@pytest.mark.parametrize("noise", ["laplace", "exponential", "gumbel"])
+def test_translation_and_unit_invariance(noise):
+    """Scores on a grid of 1/8 shifted by +-1e9 (exact) and scaled by powers of two: the
+    same probabilities to rounding (the general path works on (q - max q) / max b)."""
+    rng = np.random.default_rng(4)
+    q = np.round(rng.normal(size=6) * 16) / 8
+    b = rng.uniform(0.5, 2.0, size=6)
+    base = noisy_max_pmf(q, b, noise)
+    for shift in (1e9, -1e9):
+        np.testing.assert_allclose(noisy_max_pmf(q + shift, b, noise), base, rtol=0, atol=1e-15)
+    for power in (-1000, 1000):
+        np.testing.assert_allclose(noisy_max_pmf(q * 2.0 ** power, b * 2.0 ** power, noise),
+                                   base, rtol=0, atol=1e-15)
+
+
+def test_ties_near_1e9_and_gaps_of_1e6():
+    """Inputs that raised IntegrationError before: two tied scores near 1e9 (the window sat
+    at 1e9, nodes off by 1e-7) and a candidate 10^6 scales down (the window reached it)."""
+    np.testing.assert_allclose(noisy_max_pmf([1e9, 1e9], 2.0), [0.5, 0.5], rtol=0, atol=1e-15)
+    probs = noisy_max_pmf([0.0, -1e6, -0.5], [2.0, 1.0, 1.5])
+    assert probs[1] == 0.0 and abs(probs.sum() - 1) <= 1e-12
+    np.testing.assert_allclose(probs[[0, 2]], noisy_max_pmf([0.0, -0.5], [2.0, 1.5]),
+                               rtol=0, atol=1e-14)
+
+
+def test_extreme_magnitudes():
+    """Scores at +-1e308 with scale 1e308: a gap of 2 scales, Pr[lower] = e^-2 (2 + 2) / 4;
+    scales 1e-300 and 1e300 on unit gaps: the argmax and (nearly) uniform."""
+    probs = noisy_max_pmf([1e308, -1e308], [1e308, 1e308])
+    np.testing.assert_allclose(probs, [1 - np.exp(-2.0), np.exp(-2.0)], rtol=1e-13)
+    np.testing.assert_allclose(noisy_max_pmf([0.0, -1.0, -2.0], 1e-300), [1.0, 0.0, 0.0],
+                               rtol=0, atol=1e-15)
+    np.testing.assert_allclose(noisy_max_pmf([0.0, -1.0, -2.0], 1e300), [1 / 3] * 3,
+                               rtol=1e-12)
+
+
+def test_scales_too_far_apart_raise_instead_of_answering():
+    from optmech.selection.noisy_max import IntegrationError
+
+    with pytest.raises(IntegrationError, match="scales differ"):
+        noisy_max_pmf([0.0, -1.0], [1.0, 1e-6])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.floats(-1e308, 1e308), st.floats(-3, 3),
+                          st.sampled_from([0.0, 1e9, -1e9, 1e308, -1e308])),
+                min_size=1, max_size=12),
+       st.floats(-300, 300).map(lambda e: 10.0 ** e),
+       st.lists(st.floats(0.5, 2.0), min_size=12, max_size=12),
+       st.sampled_from(["laplace", "exponential", "gumbel"]))
+def test_extreme_inputs_give_a_pmf(scores, scale, factors, noise):
+    """Scores up to +-1e308, scales from 1e-300 to 1e300 (one, or within a factor 4 of
+    each other): finite, >= 0, sums to 1 within 1e-12; with one Laplace scale it agrees
+    with the fast i.i.d. path (a second method) to 1e-13."""
+    q = np.array(scores)
+    scales = scale * np.array(factors[:q.size])
+    for b in (scale, scales):
+        probs = noisy_max_pmf(q, b, noise)
+        assert np.isfinite(probs).all() and (probs >= 0).all()
+        assert abs(probs.sum() - 1) <= 1e-12
+    if noise == "laplace":
+        np.testing.assert_allclose(noisy_max_pmf(q, scale), laplace_noisy_max_pmf(q, scale),
+                                   rtol=0, atol=1e-13)

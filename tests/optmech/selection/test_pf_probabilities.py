@@ -40,7 +40,6 @@ def by_polynomial_coefficients(scores, exponent, dps=400):
     """
     with mp.workdps(dps):
         p = coin_probabilities(scores, exponent, dps)
-        n = len(p)
         full = [mp.mpf(1)]  # coefficients of prod_s (1 - p_s t)
         for ps in p:
             full = [a - ps * b for a, b in zip(full + [0], [0] + full)]

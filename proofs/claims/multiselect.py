@@ -1,0 +1,195 @@
+"""Claims of the multi-selection paper (Goel et al. 2025, arXiv:2407.14641)."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from proofs.claims import Claim
+
+claim = partial(Claim, paper="multi-selection")
+T_MS = "tests/optmech/multiselect"
+T_LP = "tests/lp_models/test_dilp.py"
+
+CLAIMS = (
+    claim(id="ms.thm5.laplace-optimal", location="§1.2, Theorem 5; §2.3, Theorem 19",
+          kind="theorem",
+          statement="Under ε-geographic DP on the line, adding Laplace noise of scale 1/ε is an "
+                    "optimal user action, and then f(ε, k) = f̂(ε, k) (the best offsets against "
+                    "Laplace noise).",
+          outcome="holds",
+          rows=("multiselect:line-dilp-k3-primal", "multiselect:line-dilp-k3-dual",
+                "multiselect:line-dilp-k2-primal", "multiselect:line-dilp-k2-dual"),
+          tests=(f"{T_MS}/test_dilp.py::test_line_lp_brackets_the_closed_form",
+                 f"{T_MS}/test_dilp.py::test_line_lp_converges_as_the_grid_is_refined"),
+          note="Checked on the discretised DILP (every mechanism on a grid, chains modelled "
+               "exactly): its optimum and dual converge to the Laplace cost f̂."),
+    claim(id="ms.thm5.cost-order", location="§1.2, Theorem 5; Appendix B", kind="theorem",
+          statement="With h the identity, f(ε, k) = O(1/(εk)) and the optimal mechanism is in "
+                    "closed form.",
+          outcome="holds", identities=("multiselect.odd_offsets",
+                                       "multiselect.even_k_closed_form"),
+          tests=(f"{T_MS}/test_offsets.py::test_costs_strictly_decrease_in_k",)),
+    claim(id="ms.thm5.general-h", location="§1.2, Theorem 5; §2.4", kind="theorem",
+          statement="For a general increasing h the optimal server response can be computed "
+                    "recursively.",
+          outcome="holds",
+          tests=(f"{T_MS}/test_offsets.py::test_recurrence_is_the_global_minimum_for_other_h",
+                 f"{T_MS}/test_offsets.py::test_recurrence_accuracy_against_mpmath")),
+    claim(id="ms.sec1.ring-not-laplace", location="§1.2 (first result); Appendix A.2",
+          kind="proposition",
+          statement="On a ring Laplace noise is not optimal (k = 2).",
+          outcome="holds", rows=("multiselect:ring-3/8-optimal",),
+          identities=("multiselect.ring_optimal_cost",),
+          tests=(f"{T_MS}/test_dilp.py::test_ring_three_eighths",)),
+    claim(id="ms.example7", location="§2.1, Example 7", kind="worked example",
+          statement="Mixing two signals with server probabilities 0.2/0.4 gives the results with "
+                    "probabilities 0.3 and 0.7; sending those directly has the same cost.",
+          outcome="holds", identities=("multiselect.example_7",)),
+    claim(id="ms.thm8.server-removal", location="§2.1, Theorem 8", kind="theorem",
+          statement="It suffices to let the user send a set of k results (the server echoes it): "
+                    "f(ε, k) is an infimum over mechanisms on ℝ^k.",
+          outcome="not checkable here",
+          note="A reduction over every signal set Z and server response; the DILP here is "
+               "built on its conclusion, so agreement with the closed form does not test it."),
+    claim(id="ms.eq9.example-dilp", location="§2, Definition 6 and DILP (9)",
+          kind="closed form",
+          statement="The example DILP (one result): minimise ∫|v| g under ∫g = 1 and |g'| ≤ εg; "
+                    "its optimum is the Laplace density, cost 1/ε.",
+          outcome="holds", rows=("multiselect:line-dilp-k1",),
+          tests=("tests/lp_models/test_dilp.py::test_one_result_on_the_line_is_the_discrete_laplace",)),
+    claim(id="ms.lemma11.dilp-value", location="§2.2.1, Lemma 11", kind="lemma",
+          statement="The DILP 𝒪 has optimal value f(ε, k).",
+          outcome="not checkable here",
+          note="An identity between an infimum over all mechanisms and the DILP; the toolkit "
+               "solves the DILP, it cannot enumerate mechanisms outside it."),
+    claim(id="ms.lemma12.gdp-derivative", location="§2.2.1, Lemma 12", kind="lemma",
+          statement="A density family is ε-geographic DP iff |∂_u g(u, x)| ≤ ε g(u, x).",
+          outcome="holds", identities=("multiselect.lemma_23_generalised_gdp",),
+          note="Checked as the case g(t) = εt of Lemma 23."),
+    claim(id="ms.lemma13.mollifier", location="§2.2.1, Lemma 13", kind="lemma",
+          statement="Every ε-GDP mechanism is a limit (in cost) of mechanisms with bounded "
+                    "densities.",
+          outcome="not checkable here",
+          note="An approximation argument over arbitrary distributions (proof in the full "
+               "version); nothing finite to compute."),
+    claim(id="ms.thm14.weak-duality", location="§2.2.2, Theorem 14", kind="theorem",
+          statement="Weak duality for the DILP: opt(𝒪) ≥ opt(ℰ).",
+          outcome="holds", rows=("multiselect:line-dilp-k3-dual", "multiselect:line-dilp-k2-dual"),
+          tests=(f"{T_LP}::test_strong_duality_and_the_dual_is_the_transposed_program",),
+          note="Checked for the discretised programs (the dual is the LP dual of the "
+               "discretised primal)."),
+    claim(id="ms.lemma16.laplace-cost", location="§2.3.1, Lemma 16", kind="lemma",
+          statement="Laplace noise with the best fixed offsets is ε-GDP and costs f̂(ε, k).",
+          outcome="holds", rows=("multiselect:protocol-monte-carlo",),
+          tests=(f"{T_MS}/test_protocol.py::test_monte_carlo_cost_agrees_with_the_exact_cost",
+                 f"{T_MS}/test_offsets.py::test_closed_form_cost_is_the_exact_expected_cost")),
+    claim(id="ms.lemma17.ode", location="§2.3.2, Lemma 17 and equation (18)", kind="lemma",
+          statement="For ζ < ε and λ̂ ≤ (ε−ζ)/(ε+ζ) f̂(ε+ζ, k), equation (18) has a C¹ solution "
+                    "that is ≥ 0 for large r and ≤ 0 for r far below.",
+          outcome="holds", identities=("multiselect.lemma_17_dual_ode",),
+          note="Checked in closed form (and by Runge-Kutta) for 12 random v with k = 2, 3, 5 at "
+               "the bound, and for Figure 3's v, where the solutions keep their signs up to "
+               "λ̂ = 0.4566 (the bound is 0.3719)."),
+    claim(id="ms.fig3.two-solutions", location="§2.3.2, Figure 3", kind="figure",
+          statement="Solutions of (18) for v = (−log 4, 0, log 4), ε = 1, ζ = 0.1: positive for "
+                    "large r at λ̂ = 0.40, negative at λ̂ = 0.46.",
+          outcome="holds", rows=("multiselect:figure-3-lambda-0.40",
+                                 "multiselect:figure-3-lambda-0.46")),
+    claim(id="ms.sec2.3.2.boundary", location="§2.3.2, text before Figure 3",
+          kind="number in text",
+          statement="The boundary between the two cases, (ε−ζ)/(ε+ζ) f̂(ε, k), is about "
+                    "9/11 × 1/2 = 0.44.",
+          outcome="erratum", rows=("multiselect:section-2-3-2-constant",
+                                   "multiselect:lemma-17-boundary"),
+          identities=("multiselect.section_2_3_2_plot_constant",),
+          note="9/11 × 1/2 = 9/22 ≈ 0.409; and the solutions actually change sign at "
+               "λ̂ ≈ 0.4566, so neither 0.409 nor 0.44 is the boundary (the bound of Lemma 17 "
+               "is sufficient, not tight)."),
+    claim(id="ms.lemma18.dual-fitting", location="§2.3.2, Lemma 18", kind="lemma",
+          statement="The dual DILP has value at least f̂(ε, k).",
+          outcome="holds", rows=("multiselect:line-dilp-k3-dual", "multiselect:line-dilp-k2-dual"),
+          note="On the discretised program the dual optimum equals the Laplace cost up to the "
+               "grid error."),
+    claim(id="ms.appB.recurrence", location="Appendix B, recurrence for D_{b+1}",
+          kind="closed form",
+          statement="D_{b+1} = ∫₀ˢ min(t, s−t) e^{-t} dt + e^{-s} D_b = (1 − e^{-s/2})² + "
+                    "e^{-s} D_b.",
+          outcome="holds", identities=("multiselect.cost_integral_recurrence",)),
+    claim(id="ms.appB.minimiser", location="Appendix B", kind="closed form",
+          statement="Minimising over s: γ = e^{-s/2} = 1/(D_b + 1), D_{b+1} = D_b/(D_b + 1), "
+                    "so D_b = 1/b and s = 2 ln(1 + 1/b).",
+          outcome="holds", identities=("multiselect.minimiser_and_D_b",),
+          tests=(f"{T_MS}/test_offsets.py::test_paper_recurrence_gives_one_over_b_exactly",)),
+    claim(id="ms.appB.offsets", location="Appendix B, positions y_i", kind="closed form",
+          statement="For k = 2b − 1 the optimal offsets are 0, ±y_1, ..., ±y_{b−1}, "
+                    "y_i = 2 ln(b/(b − i))/ε, and f(ε, k) = 1/(εb): k results cut the cost of "
+                    "privacy by a factor b.",
+          outcome="holds", rows=("multiselect:appendix-b-f-1-5",),
+          identities=("multiselect.odd_offsets", "multiselect.library_agrees"),
+          tests=(f"{T_MS}/test_offsets.py::test_offsets_follow_the_papers_unrolled_positions",
+                 f"{T_MS}/test_offsets.py::test_closed_form_is_the_global_minimum_over_all_offsets")),
+    claim(id="ms.appB.even-k", location="Appendix B (even k deferred to the full version)",
+          kind="closed form",
+          statement="Even k is handled by a similar induction with base case k = 2.",
+          outcome="holds", identities=("multiselect.even_k_closed_form",),
+          tests=(f"{T_MS}/test_offsets.py::test_even_k_derivation_in_sympy",),
+          note="Derived here: f(ε, 2b) = ln(1 + 1/b)/ε with offsets ±(ln(1 + 1/b) + "
+               "2 ln(b/(b − i)))/ε."),
+    claim(id="ms.fig2.offsets", location="§1.2, Figure 2", kind="figure",
+          statement="Optimal mechanisms for k = 5, ε ∈ {0.3, 0.5, 1}: Laplace densities with the "
+                    "five offsets.",
+          outcome="holds", rows=("multiselect:figure-2-k5",)),
+    claim(id="ms.fig3.offsets", location="§2.3.2, Figure 3 caption and footnote",
+          kind="number in text",
+          statement="v = (−log 4, 0, log 4) minimises (14) for k = 3, ε = 1.",
+          outcome="holds", rows=("multiselect:figure-3-k3-offsets",),
+          identities=("multiselect.odd_offsets",)),
+    claim(id="ms.appA2.ring-0.72", location="Appendix A.2, Figure 4", kind="number in text",
+          statement="On the unit ring, k = 2, ε = 3/8, the optimal mechanism (solving the DILP) "
+                    "costs 0.72.",
+          outcome="erratum", rows=("multiselect:ring-3/8-optimal",),
+          identities=("multiselect.ring_optimal_cost",),
+          tests=(f"{T_LP}::test_ring_at_three_eighths_approaches_the_antipodal_mechanism",),
+          note="An explicit ε-GDP mechanism (results s and s + π) costs 0.708734 < 0.72, and "
+               "the DILP converges to it."),
+    claim(id="ms.appA2.ring-0.75", location="Appendix A.2", kind="number in text",
+          statement="On the ring, k = 2, ε = 3/8, Laplace noise (with its best offsets) costs "
+                    "0.75.",
+          outcome="holds in part", rows=("multiselect:ring-3/8-laplace",),
+          note="The ring's Laplace noise with its best offsets costs 0.742914 exactly; the "
+               "paper does not say how 0.75 was obtained."),
+    claim(id="ms.appA2.eps1-laplace", location="Appendix A.2, Figure 4 caption", kind="figure",
+          statement="On the ring Laplace noise is optimal when ε = 1 (k = 2).",
+          outcome="erratum", rows=("multiselect:ring-1-laplace-optimal",),
+          tests=(f"{T_MS}/test_dilp.py::test_ring_eps_one_laplace_is_close_but_not_optimal",),
+          note="Two-peaked noise costs 0.566454 against Laplace's 0.567740 (0.2% lower)."),
+    claim(id="ms.thm22.generalised-gdp", location="Appendix A.1, Theorem 22", kind="theorem",
+          statement="Under g-geographic DP (g increasing, convex, g(0) = 0) Laplace noise of rate "
+                    "g'(0) is optimal and f_alt(g, k) = O(1/(g'(0) k)).",
+          outcome="holds", rows=("multiselect:theorem-22-discrete-lp",),
+          identities=("multiselect.lemma_23_generalised_gdp",),
+          note="Via Lemma 23 the feasible densities are those of g'(0)-GDP; the discretised "
+               "one-result LP with the pairwise g-GDP rows reproduces the discrete Laplace of "
+               "ratio e^{-g(h)}."),
+    claim(id="ms.lemma23.derivative-bound", location="Appendix A.1, Lemma 23", kind="lemma",
+          statement="A density family is g-geographic DP iff |∂_u g(u, x)| ≤ g'(0) g(u, x).",
+          outcome="holds", identities=("multiselect.lemma_23_generalised_gdp",)),
+    claim(id="ms.thm24.quantile-offsets", location="Appendix A.3, Theorem 24", kind="theorem",
+          statement="With symmetric log-concave noise of mean |Y| = 1/ε and offsets at the "
+                    "quantiles F⁻¹(1 − i/K), the cost is O(log K/(Kε)).",
+          outcome="holds", rows=("multiselect:theorem-24-quantile-offsets",),
+          tests=(f"{T_MS}/test_protocol.py::test_quantile_construction_cost_is_within_theorem_24",
+                 f"{T_MS}/test_protocol.py::test_quantile_offsets_are_quantiles_of_the_absolute_noise")),
+    claim(id="ms.appA.high-dimension", location="Appendix A (third bullet)", kind="theorem",
+          statement="With d-dimensional features and Gaussian noise the cost is "
+                    "O(1/(ε k^{1/d})).",
+          outcome="not checkable here",
+          note="Stated with assumptions and proof in the full version (its Appendix B.6), not "
+               "in this paper."),
+    claim(id="ms.thm25.restricted-setup", location="Appendix A.4, Theorem 25", kind="theorem",
+          statement="The cost in the unrestricted setup (results in M, OPT map) is at most the "
+                    "cost in the restricted one.",
+          outcome="not checkable here",
+          note="A statement over arbitrary result sets and OPT maps; only the restricted model "
+               "is implemented here (proof in the full version)."),
+)

@@ -1,0 +1,49 @@
+"""Light commands start light: which modules they import (not how long they take)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import optmech
+
+HEAVY = ("scipy", "matplotlib", "sympy", "mpmath", "highspy", "cvxpy", "dask", "distributed",
+         "tqdm", "lp_models", "proofs")
+PROBE = """
+import contextlib, io, json, sys
+from optmech.cli import main
+with contextlib.redirect_stdout(io.StringIO()) as out:
+    try:
+        code = main({argv!r})
+    except SystemExit as stop:
+        code = stop.code
+print(json.dumps({{"code": code, "out": out.getvalue(),
+                   "heavy": sorted({{m.split(".")[0] for m in sys.modules}} & set({heavy!r}))}}))
+"""
+
+
+@pytest.mark.parametrize("argv", [
+    ["--help"],
+    ["--version"],
+    ["select", "pmf", "--mechanism", "pf", "--scores", "0,-1,-3", "--eps", "1.3", "--json"],
+    ["select", "error", "--mechanism", "em", "--scores", "0,-1,-3", "--eps", "1.3"],
+    ["select", "sample", "--mechanism", "pf", "--scores", "0,-1", "--eps", "1", "--seed", "1"],
+    ["lattice", "--help"],
+    ["select", "pmf", "--mechanism", "pf", "--scores", "0", "--eps", "-1"],   # bad input
+])
+def test_light_commands_import_no_heavy_module(argv):
+    done = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv, heavy=HEAVY)],
+                          capture_output=True, text=True, timeout=60)
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["code"] in (0, 2)
+    assert result["heavy"] == [], f"{argv} imported {result['heavy']}"
+
+
+def test_version(capsys):
+    from optmech.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"optmech {optmech.__version__}"
