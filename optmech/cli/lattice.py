@@ -280,62 +280,48 @@ def run_ratio(args: argparse.Namespace) -> int:
     from optmech.lattice.ratios import ratio_sweep
 
     if args.bound:
-        return _ratio_bands(args)
-    curves = ratio_sweep(args.n, args.k, args.eps, mechanisms=args.mechanisms,
-                         weighting=args.weighting, constraints=args.constraints,
-                         method=args.method, time_limit=args.time_limit,
-                         **sweep_options(args))
-    if args.plot is not None:
-        from optmech.figures.lattice import plot_ratio_curves, save_figure
+        from optmech.lattice.bound import bound_sweep
 
-        save_figure(plot_ratio_curves(curves, args.mechanisms), args.plot)
+        curves = bound_sweep(args.n, args.k, args.eps, mechanisms=args.mechanisms,
+                             tol=args.tol, time_limit=args.time_limit,
+                             weighting=args.weighting, constraints=args.constraints,
+                             **sweep_options(args))
+        extra = {"bound": True, "tol": args.tol}
+        headers = ["status", *args.mechanisms]
+
+        def curve_json(c):
+            return {"lower": c.lower, "upper": c.upper, "status": list(c.status)}
+
+        def row(c, i):      # a bracket per mechanism: ratios[name] has rows [lo, hi]
+            return (c.status[i], *(f"[{c.ratios[name][i, 0]:.8g}, {c.ratios[name][i, 1]:.8g}]"
+                                   for name in args.mechanisms))
+    else:
+        curves = ratio_sweep(args.n, args.k, args.eps, mechanisms=args.mechanisms,
+                             weighting=args.weighting, constraints=args.constraints,
+                             method=args.method, time_limit=args.time_limit,
+                             **sweep_options(args))
+        extra, headers = {}, list(args.mechanisms)
+
+        def curve_json(c):
+            return {"total_error": c.total_errors}
+
+        def row(c, i):
+            return tuple(c.ratios[name][i] for name in args.mechanisms)
+    if args.plot is not None:
+        from optmech.figures.lattice import plot_ratio_bands, plot_ratio_curves, save_figure
+
+        draw = plot_ratio_bands if args.bound else plot_ratio_curves
+        save_figure(draw(curves, args.mechanisms), args.plot)
     payload = {"epsilon": list(args.eps), "weighting": args.weighting,
-               "constraint_set": args.constraints, "mechanisms": args.mechanisms,
-               "curves": [{"n": c.n, "k": c.k, "epsilon": c.epsilons,
-                           "total_error": c.total_errors, "ratios": c.ratios}
-                          for c in curves],
+               "constraint_set": args.constraints, "mechanisms": args.mechanisms, **extra,
+               "curves": [{"n": c.n, "k": c.k, "epsilon": c.epsilons, **curve_json(c),
+                           "ratios": c.ratios} for c in curves],
                "plot": None if args.plot is None else str(args.plot)}
 
     def render(p):
-        rows = []
-        for c in curves:
-            for i, eps in enumerate(c.epsilons):
-                rows.append((c.n, c.k, f"{eps:g}",
-                             *(c.ratios[name][i] for name in args.mechanisms)))
-        table = format_table(["n", "k", "epsilon", *args.mechanisms], rows)
-        return table + (f"\nplot written to {p['plot']}" if p["plot"] else "")
-
-    emit(args, payload, render)
-    return 0
-
-
-def _ratio_bands(args: argparse.Namespace) -> int:
-    """``lattice ratio --bound``: a bracket per point, ratios as ``[lo, hi]`` pairs."""
-    from optmech.lattice.bound import bound_sweep
-
-    bands = bound_sweep(args.n, args.k, args.eps, mechanisms=args.mechanisms, tol=args.tol,
-                        time_limit=args.time_limit, weighting=args.weighting,
-                        constraints=args.constraints, **sweep_options(args))
-    if args.plot is not None:
-        from optmech.figures.lattice import plot_ratio_bands, save_figure
-
-        save_figure(plot_ratio_bands(bands, args.mechanisms), args.plot)
-    payload = {"epsilon": list(args.eps), "weighting": args.weighting,
-               "constraint_set": args.constraints, "mechanisms": args.mechanisms,
-               "bound": True, "tol": args.tol,
-               "curves": [{"n": b.n, "k": b.k, "epsilon": b.epsilons, "lower": b.lower,
-                           "upper": b.upper, "status": list(b.status), "ratios": b.ratios}
-                          for b in bands],
-               "plot": None if args.plot is None else str(args.plot)}
-
-    def render(p):
-        rows = []
-        for b in bands:
-            for i, eps in enumerate(b.epsilons):
-                rows.append((b.n, b.k, f"{eps:g}", b.status[i],
-                             *(f"[{b.ratios[name][i, 0]:.8g}, {b.ratios[name][i, 1]:.8g}]"
-                               for name in args.mechanisms)))
-        table = format_table(["n", "k", "epsilon", "status", *args.mechanisms], rows)
+        rows = [(c.n, c.k, f"{eps:g}", *row(c, i))
+                for c in curves for i, eps in enumerate(c.epsilons)]
+        table = format_table(["n", "k", "epsilon", *headers], rows)
         return table + (f"\nplot written to {p['plot']}" if p["plot"] else "")
 
     emit(args, payload, render)

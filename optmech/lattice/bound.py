@@ -206,7 +206,7 @@ def bound_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, tol: float = DEFAU
     """:func:`optmech.lattice.ratios.ratio_sweep` with a certified bracket per point instead
     of the exact optimum (``time_limit`` per point): one :class:`RatioBands` per ``(n, k)``
     in ``ns x ks``."""
-    from optmech.lattice.ratios import sweep_cells
+    from optmech.lattice.ratios import sweep_blocks, sweep_cells
     from optmech.sweep import run_sweep
 
     tol = check_positive(tol, "tol")
@@ -220,14 +220,10 @@ def bound_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, tol: float = DEFAU
     results = run_sweep(bound_cell, cells, workers=workers, dask_scheduler=dask_scheduler,
                         cache_dir=cache_dir, desc="lattice ratio brackets",
                         show_progress=show_progress)
-    bands = []
-    for start in range(0, len(cells), eps.size):
-        block = results[start:start + eps.size]
-        bands.append(RatioBands(
-            n=cells[start]["n"], k=cells[start]["k"], epsilons=eps.copy(),
-            lower=np.array([r["lower"] for r in block]),
-            upper=np.array([r["upper"] for r in block]),
-            ratios={m: np.array([r["ratios"][m] for r in block])
-                    for m in cells[start]["mechanisms"]},
-            status=tuple(r["status"] for r in block)))
-    return bands
+    return [RatioBands(n=cell["n"], k=cell["k"], epsilons=eps.copy(),
+                       lower=np.array([r["lower"] for r in block]),
+                       upper=np.array([r["upper"] for r in block]),
+                       ratios={m: np.array([r["ratios"][m] for r in block])
+                               for m in cell["mechanisms"]},
+                       status=tuple(r["status"] for r in block))
+            for cell, block in sweep_blocks(cells, results, eps.size)]

@@ -110,9 +110,9 @@ from optmech.validation import (
 
 __all__ = [
     "GAP_TOLERANCE",
+    "METHODS",
     "LatticeOptimum",
     "LatticeSolutionMechanism",
-    "METHODS",
     "lattice_lp_size",
     "realised_privacy_loss",
     "solve_lattice",
@@ -198,7 +198,7 @@ class LatticeOptimum:
         return np.bincount(c.var_class, weights=c.var_count * level_error(self.lattice)
                            * c.var_level * self.probabilities, minlength=c.num_classes)
 
-    def mechanism(self) -> "LatticeSolutionMechanism":
+    def mechanism(self) -> LatticeSolutionMechanism:
         """The optimum as a mechanism with a ``pmf`` on the lattice (for privacy checks)."""
         return LatticeSolutionMechanism(self)
 

@@ -194,6 +194,13 @@ def sweep_cells(ns, ks, epsilons, mechanisms, weighting: str, constraints: str, 
     return cells, eps
 
 
+def sweep_blocks(cells: list[dict], results: list, size: int):
+    """Yield ``(first cell, results)`` per ``(n, k)`` of a sweep made by :func:`sweep_cells`
+    (``size`` epsilons each)."""
+    for start in range(0, len(cells), size):
+        yield cells[start], results[start:start + size]
+
+
 def _split_mechanisms(mechanisms) -> tuple[dict[str, str], dict[str, Callable]]:
     """``({label: built-in name}, {label: factory})`` of :func:`ratio_sweep`'s
     ``mechanisms``."""
@@ -251,12 +258,8 @@ def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "
             value = total_error(mechanism, cell["n"], cell["k"], weighting)
             result["ratios"][label] = check_finite_result(value / result["total_error"],
                                                           "the optimality ratio")
-    curves = []
-    for start in range(0, len(cells), eps.size):
-        block = results[start:start + eps.size]
-        curves.append(RatioCurve(
-            n=cells[start]["n"], k=cells[start]["k"], epsilons=eps.copy(),
-            total_errors=np.array([r["total_error"] for r in block]),
-            ratios={m: np.array([r["ratios"][m] for r in block])
-                    for m in [*names, *factories]}))
-    return curves
+    return [RatioCurve(n=cell["n"], k=cell["k"], epsilons=eps.copy(),
+                       total_errors=np.array([r["total_error"] for r in block]),
+                       ratios={m: np.array([r["ratios"][m] for r in block])
+                               for m in [*names, *factories]})
+            for cell, block in sweep_blocks(cells, results, eps.size)]

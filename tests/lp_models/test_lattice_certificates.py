@@ -50,7 +50,7 @@ def split(lp, y):
 def test_bound_equals_the_lagrangian_of_the_sparse_lp(weighting):
     """For any multipliers (negative mu, nu clipped) the bound is the solver layer's
     dual_objective of the same LP, up to its rounding allowance."""
-    classes, pairs, lp = seeded_lp(5, 4, 0.4, weighting)
+    classes, _, lp = seeded_lp(5, 4, 0.4, weighting)
     rng = np.random.default_rng(1)
     for scale in (1e-3, 1e-1, 10.0):
         y = rng.normal(size=lp.num_rows) * scale
@@ -64,7 +64,7 @@ def test_bound_equals_the_lagrangian_of_the_sparse_lp(weighting):
 
 
 def test_reduced_costs_match_the_matrix():
-    classes, pairs, lp = seeded_lp(4, 5, 0.7)
+    classes, _, lp = seeded_lp(4, 5, 0.7)
     y = np.random.default_rng(2).normal(size=lp.num_rows)
     dual = split(lp, y)
     clipped = np.concatenate([dual.y, np.maximum(dual.mu, 0), np.maximum(dual.nu, 0)])

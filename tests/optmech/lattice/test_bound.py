@@ -11,9 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lp_models.lattice import reduced_lattice_lp
+from lp_models.lattice import reduced_lattice_lp, variable_costs
 from lp_models.lattice_certificates import LatticeDual, lagrangian_bound
-from lp_models.lattice import variable_costs
 from optmech.lattice.bound import (
     LatticeBracket,
     bound_lattice,
@@ -24,9 +23,13 @@ from optmech.lattice.optimum import realised_privacy_loss, solve_lattice
 from optmech.lattice.ratios import optimality_ratios
 from optmech.validation import InvalidArgumentError
 
+# tol per size keeps each cell under a second; the exact optima at n = k = 7 below eps = 0.5
+# take ~3 s each (HiGHS), hence slow
+_GRID = [pytest.param(n, eps, tol, marks=[pytest.mark.slow] if n == 7 and eps < 0.5 else [])
+         for n, tol in ((4, 1e-6), (5, 1e-5), (6, 1e-3), (7, 1e-2)) for eps in (0.5, 0.3, 0.1)]
 
-@pytest.mark.parametrize("n, eps, tol", [(4, 0.5, 1e-6), (5, 0.3, 1e-5), (5, 0.1, 1e-4),
-                                         (6, 0.3, 1e-4), (6, 0.1, 1e-3), (7, 0.5, 1e-3)])
+
+@pytest.mark.parametrize("n, eps, tol", _GRID)
 def test_bracket_contains_the_exact_optimum(n, eps, tol):
     bracket = bound_lattice(n, n, eps, tol=tol)
     optimum = solve_lattice(n, n, eps)
@@ -34,7 +37,8 @@ def test_bracket_contains_the_exact_optimum(n, eps, tol):
     assert bracket.status == "converged" and bracket.relative_width <= tol
     assert bracket.relative_width == pytest.approx(
         (bracket.upper - bracket.lower) / bracket.lower, rel=1e-12)
-    assert bracket.upper <= bracket.pf_total_error * (1 + 1e-15)
+    # never above PF's value, but for the upward rounding margin of the certified sum
+    assert bracket.upper <= bracket.pf_total_error * (1 + 2 * bracket.num_variables * 2.0**-52)
     # the upper point satisfies every row of the regular LP (a matrix built separately)
     full = reduced_lattice_lp(n, n, eps, constraints="regular")
     assert full.max_violation(bracket.probabilities) <= 1e-12
@@ -64,7 +68,7 @@ def test_lower_bound_is_recomputed_from_the_returned_dual_and_robust_to_perturba
     dual = bracket.dual
     for size in (1e-9, 1e-6, 1e-3, 1e-1):
         for _ in range(5):
-            def jitter(v):
+            def jitter(v, size=size):
                 return v + rng.normal(size=v.size) * size * np.abs(v).max()
             perturbed = LatticeDual(y=jitter(dual.y), mu=jitter(dual.mu), pairs=dual.pairs,
                                     nu=jitter(dual.nu))
