@@ -97,7 +97,7 @@ def table() -> None:
         elif exact["total_error"] is None:
             exact_cell, inside = f">{exact['seconds']:.0f} ({exact['status']})", "—"
         else:
-            exact_cell = f"{exact['seconds']:.3g}"
+            exact_cell = f"{exact['seconds']:.3g} ({exact['cpu_seconds']:.3g} CPU)"
             inside = "yes" if r["lower"] <= exact["total_error"] <= r["upper"] else "NO"
         rows.append((n, n, eps, r["variables"], f"{r['tol']:g}", r["status"],
                      f"{r['relative_width']:.2e}", f"{r['seconds']:.3g}",
@@ -114,7 +114,8 @@ def table() -> None:
         "the width reached when the cell's time limit ran out (the bracket is still "
         "certified).  'PF ratio' is [T_PF / U, T_PF / L].  'exact s' = solve_lattice(n, n, "
         "eps) (HiGHS) with the same time limit, in its own process in the same run; 'in "
-        "bracket': whether its certified optimum lies in [L, U].")
+        "bracket': whether its certified optimum lies in [L, U].  A cell run again shows its newest "
+        "run; every run is kept in lattice_bound.jsonl.")
     write_table("lattice_bound", "Lattice LP below the PF threshold: certified brackets by "
                 "restarted PDHG",
                 ["n", "k", "eps", "variables", "tol", "status", "width reached", "wall s",
