@@ -1,11 +1,14 @@
-"""``optmech lattice solve|ratio``: the optimal regular mechanism on the bounded 2Δ-lattice.
+"""``optmech lattice solve|bound|ratio``: the optimal regular mechanism on the bounded
+2Δ-lattice.
 
 ``solve`` certifies the LP optimum for one ``(n, k, eps)`` and prints the optimality ratios
-of PF, EM and report-noisy-max with Laplace noise; ``ratio`` sweeps epsilon (and lists of
-``n`` and ``k``) and draws the optimality-ratio curves of the permute-and-flip paper's
-Figure 2.  Beyond the paper, ``solve --objective max|weighted [--weights SPEC]`` minimises
-the largest or a weighted expected error over Q, and ``--lattice delta`` solves on the
-Δ-lattice; the ratios are then those of the chosen objective.
+of PF, EM and report-noisy-max with Laplace noise; ``bound`` brackets that optimum (and the
+ratios) where the exact solve is out of reach; ``ratio`` sweeps epsilon (and lists of ``n``
+and ``k``) and draws the optimality-ratio curves of the permute-and-flip paper's Figure 2,
+with ``--bound`` as bands of certified brackets.  Beyond the paper, ``solve --objective
+max|weighted [--weights SPEC]`` minimises the largest or a weighted expected error over Q,
+and ``--lattice delta`` solves on the Δ-lattice; the ratios are then those of the chosen
+objective.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ METHODS = ("auto", "simplex", "ipm", "pdlp")
 MECHANISMS = ("pf", "em", "rnm_laplace")
 OBJECTIVES = ("sum", "max", "weighted")
 LATTICES = ("2delta", "delta")
+DEFAULT_TOL = 1e-4      # optmech.lattice.bound.DEFAULT_TOL (the CLI imports lazily)
 
 
 def at_least(minimum: int):
@@ -58,15 +62,22 @@ def mechanism_list(text: str) -> list[str]:
     return names
 
 
+def _bound_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tol", type=relative_width, default=DEFAULT_TOL,
+                        help="target relative width (upper - lower) / lower of the bracket "
+                             f"(in (0, 1); default {DEFAULT_TOL:g})")
+
+
+def relative_width(text: str) -> float:
+    """argparse type: a number in (0, 1)."""
+    value = positive_float(text)
+    if not value < 1:
+        raise argparse.ArgumentTypeError(f"must be a relative width in (0, 1), got {text}")
+    return value
+
+
 def _common_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--weighting", choices=WEIGHTINGS, default="lattice",
-                        help="lattice: each q in Q once (Theorem 3); cube: every vector of "
-                             "{0,-2,...,-2k}^n mapped to its q*=0 representative (the "
-                             "authors' notebook and plots)")
-    parser.add_argument("--constraints", choices=CONSTRAINTS, default="regular",
-                        help="regular: Appendix D plus the monotonicity rows of regularity "
-                             "(every feasible mechanism is eps-DP); paper: Appendix D as "
-                             "printed")
+    _weighting_options(parser)
     parser.add_argument("--method", choices=METHODS, default="auto",
                         help="auto: certify PF by the chain dual when it is optimal, else "
                              "HiGHS primal simplex from PF (interior point below eps 0.25 on "
@@ -75,6 +86,17 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time-limit", type=positive_float, default=None,
                         help="seconds for each HiGHS solve")
     add_json_flag(parser)
+
+
+def _weighting_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--weighting", choices=WEIGHTINGS, default="lattice",
+                        help="lattice: each q in Q once (Theorem 3); cube: every vector of "
+                             "{0,-2,...,-2k}^n mapped to its q*=0 representative (the "
+                             "authors' notebook and plots)")
+    parser.add_argument("--constraints", choices=CONSTRAINTS, default="regular",
+                        help="regular: Appendix D plus the monotonicity rows of regularity "
+                             "(every feasible mechanism is eps-DP); paper: Appendix D as "
+                             "printed")
 
 
 def _solver_errors_as_one_line(run):
@@ -97,7 +119,7 @@ def register(subparsers) -> None:
         description="The LP of the optimal regular mechanism on the bounded 2Δ-lattice "
                     "(permute-and-flip paper, Section 5 and Appendix D): certified optimum "
                     "and optimality ratios (Figure 2).  Errors are in units of Δ = 1.")
-    actions = add_actions(parser, metavar="{solve,ratio}")
+    actions = add_actions(parser, metavar="{solve,bound,ratio}")
 
     solve = actions.add_parser("solve", help="certified optimum and optimality ratios",
                                description="Certified optimum of the lattice LP for one "
@@ -122,6 +144,27 @@ def register(subparsers) -> None:
     _common_options(solve)
     solve.set_defaults(func=run_solve)
 
+    bound = actions.add_parser(
+        "bound", help="certified bracket on the optimum, for sizes beyond solve",
+        description="A certified bracket lower <= OPT <= upper on the lattice LP's optimum "
+                    "(restarted PDHG with independently checked certificates, no LP solver) "
+                    "and the optimality ratios of PF, EM and RNM-Laplace as brackets "
+                    "[ratio/upper, ratio/lower].  Status 'converged' when the relative "
+                    "width reached --tol, 'time_limit' when --time-limit ended it first "
+                    "(the bracket is certified either way).")
+    bound.add_argument("--n", required=True, type=at_least(2), help="number of items (>= 2)")
+    bound.add_argument("--k", required=True, type=at_least(1),
+                       help="depth of the lattice (scores 0, -2, ..., -2k; >= 1)")
+    bound.add_argument("--eps", required=True, type=positive_float, help="epsilon > 0")
+    _bound_options(bound)
+    bound.add_argument("--mechanisms", type=mechanism_list, default=list(MECHANISMS),
+                       help="ratio brackets to compute (default pf,em,rnm_laplace)")
+    bound.add_argument("--time-limit", type=positive_float, default=None,
+                       help="wall-clock seconds; the bracket reached by then is returned")
+    _weighting_options(bound)
+    add_json_flag(bound)
+    bound.set_defaults(func=run_bound)
+
     ratio = actions.add_parser("ratio", help="optimality-ratio sweep (Figure 2)",
                                description="Optimality ratios over a grid of eps for every "
                                            "(n, k) pair, optionally plotted.")
@@ -134,6 +177,12 @@ def register(subparsers) -> None:
                        help="curves to compute (default pf,em)")
     ratio.add_argument("--plot", default=None, metavar="FILE.png", type=output_file(),
                        help="write the curves (one panel per mechanism) to this PNG")
+    ratio.add_argument("--bound", action="store_true",
+                       help="bracket each optimum instead of solving it (as 'lattice "
+                            "bound'; --method is then unused and --time-limit is per "
+                            "point): every ratio becomes a certified [lo, hi] pair, in the "
+                            "JSON and as a band in the plot")
+    _bound_options(ratio)
     _common_options(ratio)
     add_sweep_flags(ratio)
     ratio.set_defaults(func=run_ratio)
@@ -189,31 +238,90 @@ def run_solve(args: argparse.Namespace) -> int:
 
 
 @_solver_errors_as_one_line
+def run_bound(args: argparse.Namespace) -> int:
+    from optmech.lattice.bound import bound_lattice, bracket_ratios
+
+    bracket = bound_lattice(args.n, args.k, args.eps, tol=args.tol,
+                            time_limit=args.time_limit, weighting=args.weighting,
+                            constraints=args.constraints)
+    payload = {
+        "n": bracket.n, "k": bracket.k, "epsilon": bracket.epsilon, "tol": bracket.tol,
+        "lower": bracket.lower, "upper": bracket.upper,
+        "relative_width": bracket.relative_width,
+        "ratios": {name: list(pair)
+                   for name, pair in bracket_ratios(bracket, args.mechanisms).items()},
+        "iterations": bracket.iterations, "seconds": bracket.seconds,
+        "status": bracket.status, "weighting": bracket.weighting,
+        "constraint_set": bracket.constraint_set, "variables": bracket.num_variables,
+        "constraints": bracket.num_constraints, "pf_total_error": bracket.pf_total_error,
+        "max_violation": bracket.max_violation, "rows_generated": bracket.rows_generated,
+    }
+
+    def render(p):
+        rows = [("n, k, epsilon", f"{p['n']}, {p['k']}, {p['epsilon']:g}"),
+                ("weighting / constraints", f"{p['weighting']} / {p['constraint_set']}"),
+                ("variables / constraints", f"{p['variables']} / {p['constraints']}"),
+                ("lower bound (units of Δ)", p["lower"]),
+                ("upper bound (units of Δ)", p["upper"]),
+                ("relative width / tol", f"{p['relative_width']:.2e} / {p['tol']:g}"),
+                ("status", p["status"]),
+                ("PDHG iterations / seconds", f"{p['iterations']} / {p['seconds']:.1f}"),
+                ("upper point's max violation", f"{p['max_violation']:.1e}")]
+        rows += [(f"optimality ratio {name}", f"[{lo:.8g}, {hi:.8g}]")
+                 for name, (lo, hi) in p["ratios"].items()]
+        return format_table(["quantity", "value"], rows)
+
+    emit(args, payload, render)
+    return 0
+
+
+@_solver_errors_as_one_line
 def run_ratio(args: argparse.Namespace) -> int:
     from optmech.lattice.ratios import ratio_sweep
 
-    curves = ratio_sweep(args.n, args.k, args.eps, mechanisms=args.mechanisms,
-                         weighting=args.weighting, constraints=args.constraints,
-                         method=args.method, time_limit=args.time_limit,
-                         **sweep_options(args))
-    if args.plot is not None:
-        from optmech.figures.lattice import plot_ratio_curves, save_figure
+    if args.bound:
+        from optmech.lattice.bound import bound_sweep
 
-        save_figure(plot_ratio_curves(curves, args.mechanisms), args.plot)
+        curves = bound_sweep(args.n, args.k, args.eps, mechanisms=args.mechanisms,
+                             tol=args.tol, time_limit=args.time_limit,
+                             weighting=args.weighting, constraints=args.constraints,
+                             **sweep_options(args))
+        extra = {"bound": True, "tol": args.tol}
+        headers = ["status", *args.mechanisms]
+
+        def curve_json(c):
+            return {"lower": c.lower, "upper": c.upper, "status": list(c.status)}
+
+        def row(c, i):      # a bracket per mechanism: ratios[name] has rows [lo, hi]
+            return (c.status[i], *(f"[{c.ratios[name][i, 0]:.8g}, {c.ratios[name][i, 1]:.8g}]"
+                                   for name in args.mechanisms))
+    else:
+        curves = ratio_sweep(args.n, args.k, args.eps, mechanisms=args.mechanisms,
+                             weighting=args.weighting, constraints=args.constraints,
+                             method=args.method, time_limit=args.time_limit,
+                             **sweep_options(args))
+        extra, headers = {}, list(args.mechanisms)
+
+        def curve_json(c):
+            return {"total_error": c.total_errors}
+
+        def row(c, i):
+            return tuple(c.ratios[name][i] for name in args.mechanisms)
+    if args.plot is not None:
+        from optmech.figures.lattice import plot_ratio_bands, plot_ratio_curves, save_figure
+
+        draw = plot_ratio_bands if args.bound else plot_ratio_curves
+        save_figure(draw(curves, args.mechanisms), args.plot)
     payload = {"epsilon": list(args.eps), "weighting": args.weighting,
-               "constraint_set": args.constraints, "mechanisms": args.mechanisms,
-               "curves": [{"n": c.n, "k": c.k, "epsilon": c.epsilons,
-                           "total_error": c.total_errors, "ratios": c.ratios}
-                          for c in curves],
+               "constraint_set": args.constraints, "mechanisms": args.mechanisms, **extra,
+               "curves": [{"n": c.n, "k": c.k, "epsilon": c.epsilons, **curve_json(c),
+                           "ratios": c.ratios} for c in curves],
                "plot": None if args.plot is None else str(args.plot)}
 
     def render(p):
-        rows = []
-        for c in curves:
-            for i, eps in enumerate(c.epsilons):
-                rows.append((c.n, c.k, f"{eps:g}",
-                             *(c.ratios[name][i] for name in args.mechanisms)))
-        table = format_table(["n", "k", "epsilon", *args.mechanisms], rows)
+        rows = [(c.n, c.k, f"{eps:g}", *row(c, i))
+                for c in curves for i, eps in enumerate(c.epsilons)]
+        table = format_table(["n", "k", "epsilon", *headers], rows)
         return table + (f"\nplot written to {p['plot']}" if p["plot"] else "")
 
     emit(args, payload, render)

@@ -15,7 +15,8 @@ import numpy as np
 
 from optmech.figures import new_figure, save_figure
 
-__all__ = ["FIGURE2_PANELS", "PAPER_THRESHOLD", "figure2", "plot_ratio_curves", "save_figure"]
+__all__ = ["FIGURE2_PANELS", "PAPER_THRESHOLD", "figure2", "plot_ratio_bands",
+           "plot_ratio_curves", "save_figure"]
 
 PAPER_THRESHOLD = math.log((3 + math.sqrt(5)) / 2)
 LABELS = {"pf": "permute-and-flip", "em": "exponential mechanism",
@@ -30,6 +31,10 @@ def _draw(ax, curves, mechanism, title):
     for curve in curves:
         ax.plot(curve.epsilons, curve.ratios[mechanism], linewidth=1.8,
                 label=f"n={curve.n}, k={curve.k}")
+    _frame(ax, title)
+
+
+def _frame(ax, title):
     ax.axvline(PAPER_THRESHOLD, color="grey", linestyle=":", linewidth=1)
     ax.set_xscale("log")
     ax.set_xlabel("epsilon")
@@ -43,6 +48,22 @@ def plot_ratio_curves(curves, mechanisms):
     fig, axes = new_figure(ncols=len(mechanisms))
     for ax, name in zip(axes[0], mechanisms):
         _draw(ax, curves, name, LABELS.get(name, name))
+    return fig
+
+
+def plot_ratio_bands(bands, mechanisms):
+    """A figure with one panel per mechanism name and one band per
+    :class:`~optmech.lattice.bound.RatioBands`: the certified bracket ``[lo, hi]`` of the
+    optimality ratio at each epsilon, filled between its edges."""
+    fig, axes = new_figure(ncols=len(mechanisms))
+    for ax, name in zip(axes[0], mechanisms):
+        for band in bands:
+            lo, hi = band.ratios[name][:, 0], band.ratios[name][:, 1]
+            line, = ax.plot(band.epsilons, lo, linewidth=1.0,
+                            label=f"n={band.n}, k={band.k} (bracket)")
+            ax.plot(band.epsilons, hi, linewidth=1.0, color=line.get_color())
+            ax.fill_between(band.epsilons, lo, hi, color=line.get_color(), alpha=0.3)
+        _frame(ax, LABELS.get(name, name))
     return fig
 
 

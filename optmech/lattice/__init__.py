@@ -7,6 +7,8 @@ Figure 2) and Appendix D.  The LP itself is built in :mod:`lp_models.lattice`.
 * :mod:`~.optimum`: :func:`solve_lattice`, the certified optimum (exactly feasible primal
   checked with numpy, dual bound recomputed, gap reported);
 * :mod:`~.solve_loop`: the HiGHS rounds behind it (held rows, row generation);
+* :mod:`~.bound`: :func:`bound_lattice`, a certified bracket on the optimum at sizes the
+  exact solve cannot reach (restarted PDHG, no LP solver), and ratio brackets from it;
 * :mod:`~.ratios`: exact optimality ratios of PF, EM, report-noisy-max or any mechanism
   with a ``pmf``, and the sweeps behind Figure 2;
 * :mod:`~.inputs`: argument checks shared by both.
@@ -21,6 +23,9 @@ from optmech._lazy import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "optmech.lattice.aggregate_ratios": ("mechanism_class_errors", "objective_ratios"),
+    "optmech.lattice.bound": (
+        "LatticeBracket", "RatioBands", "bound_lattice", "bound_sweep", "bracket_ratios",
+    ),
     "optmech.lattice.delta": ("ImprovingStep", "pf_improving_step"),
     "optmech.lattice.objectives": ("OBJECTIVES", "objective_weights"),
     "optmech.lattice.optimum": (

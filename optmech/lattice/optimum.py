@@ -66,7 +66,6 @@ multipliers.  ``lower_bound`` and ``gap`` then certify ``objective_value``.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -80,6 +79,7 @@ from lp_models.lattice import (
     privacy_pairs,
     reduced_lattice_lp,
 )
+from lp_models.lattice_certificates import monotone_violation, repair_primal
 from lp_models.lattice_classes import LatticeClasses
 from lp_models.lattice_labels import label_reduced_rows
 from lp_models.lattice_objectives import class_error_matrix
@@ -111,9 +111,9 @@ from optmech.validation import (
 
 __all__ = [
     "GAP_TOLERANCE",
+    "METHODS",
     "LatticeOptimum",
     "LatticeSolutionMechanism",
-    "METHODS",
     "lattice_lp_size",
     "realised_privacy_loss",
     "solve_lattice",
@@ -217,7 +217,7 @@ class LatticeOptimum:
             return np.append(self.probabilities, self.class_errors().max())
         return self.probabilities
 
-    def mechanism(self) -> "LatticeSolutionMechanism":
+    def mechanism(self) -> LatticeSolutionMechanism:
         """The optimum as a mechanism with a ``pmf`` on the lattice (for privacy checks)."""
         return LatticeSolutionMechanism(self)
 
@@ -257,10 +257,13 @@ def _lp_size(classes: LatticeClasses, regular: bool) -> tuple[int, int]:
     return classes.num_variables, num_rows
 
 
-def lattice_lp_size(n: int, k: int, constraints: str = "regular") -> tuple[int, int]:
-    """``(variables, rows)`` of the reduced lattice LP, without building it."""
+def lattice_lp_size(n: int, k: int, constraints: str = "regular",
+                    classes: LatticeClasses | None = None) -> tuple[int, int]:
+    """``(variables, rows)`` of the reduced lattice LP, without building it (``classes``:
+    its class table, if already at hand)."""
     n, k, _ = check_lattice(n, k, 1.0, "lattice", constraints)
-    return _lp_size(lattice_table(n, k), constraints == "regular")
+    return _lp_size(lattice_table(n, k) if classes is None else classes,
+                    constraints == "regular")
 
 
 def realised_privacy_loss(optimum: LatticeOptimum) -> float:
@@ -282,50 +285,6 @@ def realised_privacy_loss(optimum: LatticeOptimum) -> float:
                                  neighbours=neighbours[depth <= classes.k + 1e-9])
         worst = max(worst, check.epsilon)
     return worst
-
-
-def _monotone_violation(classes: LatticeClasses, x: np.ndarray) -> float:
-    worst = 0.0
-    for a, b in monotonicity_pair_blocks(classes):
-        if a.size:
-            worst = max(worst, float((x[b] - x[a]).max()))
-    return worst
-
-
-def _repair(classes: LatticeClasses, epsilon: float, x: np.ndarray, pf: np.ndarray,
-            regular: bool, lattice: str = "2delta",
-            anchor: np.ndarray | None = None) -> np.ndarray:
-    """Make ``x`` satisfy every row exactly: clip, renormalise per class, then mix with the
-    strictly feasible ``anchor`` (default ``(uniform + pf) / 2``) by the smallest weight
-    that removes the largest relative violation of a privacy or monotonicity row (privacy
-    rows of ``lattice``, with ``pf`` PF's point on that lattice)."""
-    x = np.maximum(np.asarray(x, dtype=float), 0.0)
-    totals = np.bincount(classes.var_class, weights=classes.var_count * x,
-                         minlength=classes.num_classes)
-    x = x / totals[classes.var_class]
-    if anchor is None:
-        anchor = 0.5 * (pf + 1.0 / classes.n)
-    decay = math.exp(-epsilon)
-    source, target = privacy_pairs(classes, lattice)
-    pairs = [(source, target, decay)]
-    if regular:
-        pairs += [(a, b, 1.0) for a, b in monotonicity_pair_blocks(classes)]
-    theta = 0.0
-    for a, b, coef in pairs:
-        row_x = x[a] - coef * x[b]
-        bad = row_x < 0
-        if bad.any():
-            row_anchor = anchor[a[bad]] - coef * anchor[b[bad]]
-            if (row_anchor <= 0).any():
-                raise SolverError("cannot repair the primal point: the anchor is not strictly "
-                                  "feasible", status="repair failed", num_rows=0,
-                                  num_cols=x.size, num_nonzeros=0, method="repair")
-            need = -row_x[bad] / (row_anchor - row_x[bad])
-            theta = max(theta, float(need.max()))
-    if theta > 0:
-        theta = min(1.0, theta * (1 + 1e-9) + 1e-16)
-        x = (1 - theta) * x + theta * anchor
-    return x
 
 
 def _certify(lp, x: np.ndarray, row_duals: np.ndarray) -> tuple[float, float, float]:
@@ -410,10 +369,10 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
         x, certify_lp, row_duals, status, used = solve_with_highs(
             classes, epsilon, weighting, pf, regular, method, time_limit)
         pairs = certify_lp.metadata["monotone_pairs"] if regular else None
-        x = _repair(classes, epsilon, x, pf, regular)
+        x = repair_primal(classes, epsilon, x, pf, regular)
     primal, bound, violation = _certify(certify_lp, x, row_duals)
     if regular:
-        violation = max(violation, _monotone_violation(classes, x))
+        violation = max(violation, monotone_violation(classes, x))
     gap = abs(primal - bound) / abs(primal)
     if not gap <= gap_tolerance:
         raise SolverError(f"certified gap {gap:.3g} exceeds {gap_tolerance:g}",
@@ -451,14 +410,14 @@ def _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance, 
     # PF at eps/2 meets every row with a slack of the order of its own terms (the privacy
     # rows by a factor e^{eps/2}), so no row's slack is lost to rounding, as it is in
     # (uniform + PF) / 2 when PF's probabilities are far below 1/n.
-    mechanism = _repair(classes, epsilon, x[:classes.num_variables], pf, regular, lattice,
-                        anchor=pf_on_lattice(classes, epsilon / 2, lattice))
+    mechanism = repair_primal(classes, epsilon, x[:classes.num_variables], pf, regular,
+                              lattice, anchor=pf_on_lattice(classes, epsilon / 2, lattice))
     errors = class_error_matrix(classes, lattice)
     point = (np.append(mechanism, (errors @ mechanism).max()) if objective == "max"
              else mechanism)
     primal, bound, violation = _certify(certify_lp, point, row_duals)
     if regular:
-        violation = max(violation, _monotone_violation(classes, mechanism))
+        violation = max(violation, monotone_violation(classes, mechanism))
     gap = abs(primal - bound) / abs(primal)
     num_rows = (classes.num_classes + privacy_pairs(classes, lattice)[0].size
                 + (sum(a.size for a, _ in monotonicity_pair_blocks(classes)) if regular else 0)

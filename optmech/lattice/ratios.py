@@ -46,6 +46,7 @@ __all__ = [
     "optimality_ratios",
     "ratio_cell",
     "ratio_sweep",
+    "sweep_cells",
     "total_error",
 ]
 
@@ -174,6 +175,32 @@ def ratio_cell(n: int, k: int, epsilon: float, mechanisms: list[str], weighting:
                        for name, value in optimality_ratios(optimum, mechanisms).items()}}
 
 
+def sweep_cells(ns, ks, epsilons, mechanisms, weighting: str, constraints: str, **fixed
+                ) -> tuple[list[dict], np.ndarray]:
+    """The checked cells of a ratio sweep, ``(n, k)`` in ``ns x ks`` outermost and epsilon
+    innermost, each with the (already checked) built-in ``mechanisms``, the weighting,
+    constraints and the ``fixed`` keyword arguments of its cell function; and the epsilon
+    grid."""
+    ns = [check_integer(v, "n", minimum=2) for v in np.atleast_1d(ns)]
+    ks = [check_integer(v, "k", minimum=1) for v in np.atleast_1d(ks)]
+    eps = np.array([check_positive(e, "epsilon") for e in np.atleast_1d(epsilons)])
+    if not ns or not ks or eps.size == 0:
+        raise InvalidArgumentError("ns, ks, epsilons", (ns, ks, eps), "non-empty lists")
+    check_choice(weighting, "weighting", WEIGHTINGS)
+    check_choice(constraints, "constraints", CONSTRAINTS)
+    cells = [{"n": n, "k": k, "epsilon": float(e), "mechanisms": list(mechanisms),
+              "weighting": weighting, "constraints": constraints, **fixed}
+             for n in ns for k in ks for e in eps]
+    return cells, eps
+
+
+def sweep_blocks(cells: list[dict], results: list, size: int):
+    """Yield ``(first cell, results)`` per ``(n, k)`` of a sweep made by :func:`sweep_cells`
+    (``size`` epsilons each)."""
+    for start in range(0, len(cells), size):
+        yield cells[start], results[start:start + size]
+
+
 def _split_mechanisms(mechanisms) -> tuple[dict[str, str], dict[str, Callable]]:
     """``({label: built-in name}, {label: factory})`` of :func:`ratio_sweep`'s
     ``mechanisms``."""
@@ -218,18 +245,10 @@ def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "
     """
     from optmech.sweep import run_sweep
 
-    ns = [check_integer(v, "n", minimum=2) for v in np.atleast_1d(ns)]
-    ks = [check_integer(v, "k", minimum=1) for v in np.atleast_1d(ks)]
-    eps = np.array([check_positive(e, "epsilon") for e in np.atleast_1d(epsilons)])
-    if not ns or not ks or eps.size == 0:
-        raise InvalidArgumentError("ns, ks, epsilons", (ns, ks, eps), "non-empty lists")
-    names, factories = _split_mechanisms(mechanisms)
-    check_choice(weighting, "weighting", WEIGHTINGS)
-    check_choice(constraints, "constraints", CONSTRAINTS)
     check_choice(method, "method", METHODS)
-    cells = [{"n": n, "k": k, "epsilon": float(e), "mechanisms": sorted(set(names.values())),
-              "weighting": weighting, "constraints": constraints, "method": method,
-              "time_limit": time_limit} for n in ns for k in ks for e in eps]
+    names, factories = _split_mechanisms(mechanisms)
+    cells, eps = sweep_cells(ns, ks, epsilons, sorted(set(names.values())), weighting,
+                             constraints, method=method, time_limit=time_limit)
     results = run_sweep(ratio_cell, cells, workers=workers, dask_scheduler=dask_scheduler,
                         cache_dir=cache_dir, desc="lattice ratios", show_progress=show_progress)
     for cell, result in zip(cells, results):
@@ -239,12 +258,8 @@ def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "
             value = total_error(mechanism, cell["n"], cell["k"], weighting)
             result["ratios"][label] = check_finite_result(value / result["total_error"],
                                                           "the optimality ratio")
-    curves = []
-    for start in range(0, len(cells), eps.size):
-        block = results[start:start + eps.size]
-        curves.append(RatioCurve(
-            n=cells[start]["n"], k=cells[start]["k"], epsilons=eps.copy(),
-            total_errors=np.array([r["total_error"] for r in block]),
-            ratios={m: np.array([r["ratios"][m] for r in block])
-                    for m in [*names, *factories]}))
-    return curves
+    return [RatioCurve(n=cell["n"], k=cell["k"], epsilons=eps.copy(),
+                       total_errors=np.array([r["total_error"] for r in block]),
+                       ratios={m: np.array([r["ratios"][m] for r in block])
+                               for m in [*names, *factories]})
+            for cell, block in sweep_blocks(cells, results, eps.size)]

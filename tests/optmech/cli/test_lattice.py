@@ -10,6 +10,7 @@ from optmech.lattice.optimum import solve_lattice
 from optmech.lattice.ratios import optimality_ratio
 from optmech.selection.mechanisms import PermuteAndFlip
 from tests.cli_helpers import run_cli as run
+from tests.cli_helpers import run_cli_error
 
 KEYS = {"n", "k", "epsilon", "variables", "constraints", "total_error", "ratios",
         "solve_seconds", "status"}
@@ -81,3 +82,73 @@ def test_ratio_sweep_on_a_process_pool_with_cache_matches_serial(capsys, tmp_pat
             assert got["total_error"] == pytest.approx(want["total_error"], rel=1e-12)
             for name in ("pf", "em"):
                 assert got["ratios"][name] == pytest.approx(want["ratios"][name], rel=1e-12)
+
+
+BOUND_KEYS = {"n", "k", "epsilon", "tol", "lower", "upper", "relative_width", "ratios",
+              "iterations", "seconds", "status"}
+
+
+def test_bound_json_contract(capsys):
+    code, out, _ = run(capsys, "lattice", "bound", "--n", "5", "--k", "5", "--eps", "0.5",
+                       "--tol", "1e-5", "--json")
+    assert code == 0
+    payload = json.loads(out)
+    assert BOUND_KEYS <= set(payload)
+    assert (payload["n"], payload["k"], payload["epsilon"], payload["tol"]) == (5, 5, 0.5, 1e-5)
+    assert payload["status"] == "converged" and payload["relative_width"] <= 1e-5
+    optimum = solve_lattice(5, 5, 0.5)
+    assert payload["lower"] <= optimum.total_error <= payload["upper"]
+    assert set(payload["ratios"]) == {"pf", "em", "rnm_laplace"}
+    lo, hi = payload["ratios"]["pf"]
+    assert lo <= optimality_ratio(PermuteAndFlip(0.5), optimum) <= hi
+
+
+def test_bound_time_limit_and_table(capsys):
+    code, out, _ = run(capsys, "lattice", "bound", "--n", "7", "--k", "7", "--eps", "0.5",
+                       "--tol", "1e-9", "--time-limit", "0.2", "--mechanisms", "pf",
+                       "--json")
+    assert code == 0
+    payload = json.loads(out)
+    assert payload["status"] == "time_limit" and set(payload["ratios"]) == {"pf"}
+    assert "null" not in out and "inf" not in out.lower() and "nan" not in out.lower()
+    code, out, _ = run(capsys, "lattice", "bound", "--n", "4", "--k", "4", "--eps", "1.0")
+    assert code == 0 and "converged" in out and "optimality ratio pf" in out
+
+
+def test_bound_default_tol_is_the_library_default():
+    from optmech.cli.lattice import DEFAULT_TOL
+    from optmech.lattice.bound import DEFAULT_TOL as LIBRARY
+
+    assert DEFAULT_TOL == LIBRARY
+
+
+@pytest.mark.parametrize("argv", [
+    ["lattice", "bound", "--n", "4", "--k", "4", "--eps", "0.5", "--tol", "0"],
+    ["lattice", "bound", "--n", "4", "--k", "4", "--eps", "0.5", "--tol", "1"],
+    ["lattice", "bound", "--n", "4", "--k", "4", "--eps", "0.5", "--time-limit", "-1"],
+    ["lattice", "bound", "--n", "1", "--k", "4", "--eps", "0.5"],
+    ["lattice", "bound", "--n", "40", "--k", "40", "--eps", "0.5"],
+    ["lattice", "ratio", "--n", "3", "--k", "3", "--eps", "1", "--bound", "--tol", "2"],
+])
+def test_bound_bad_input_is_one_line_exit_2(capsys, argv):
+    code, _, err = run_cli_error(capsys, *argv)
+    assert code == 2
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_ratio_bound_gives_pairs_and_a_band_plot(capsys, tmp_path):
+    plot = tmp_path / "bands.png"
+    code, out, _ = run(capsys, "lattice", "ratio", "--n", "4", "--k", "3", "--eps",
+                       "0.3,0.5", "--bound", "--tol", "1e-5", "--plot", str(plot), "--json")
+    assert code == 0 and plot.stat().st_size > 1000
+    payload = json.loads(out)
+    assert payload["bound"] is True
+    (curve,) = payload["curves"]
+    assert curve["status"] == ["converged", "converged"]
+    for i, eps in enumerate((0.3, 0.5)):
+        lo, hi = curve["ratios"]["pf"][i]
+        exact = optimality_ratio(PermuteAndFlip(eps), solve_lattice(4, 3, eps))
+        assert lo <= exact <= hi and hi / lo - 1 <= 1e-5
+    code, out, _ = run(capsys, "lattice", "ratio", "--n", "4", "--k", "3", "--eps", "0.5",
+                       "--bound")
+    assert code == 0 and "converged" in out and "[" in out

@@ -1,0 +1,236 @@
+"""Certified brackets ``L <= OPT <= U`` on the optimal regular mechanism's total error, at
+sizes the exact solve cannot reach, and optimality-ratio brackets from them.
+
+Permute-and-flip paper — R. McKenna and D. Sheldon, *Permute-and-Flip: A new mechanism for
+differentially private selection*, NeurIPS 2020, arXiv:2010.12603 — Section 5 (Theorem 3,
+Figure 2) and Appendix D.  Below the chain-dual threshold (e.g. eps = 0.5) the exact optimum
+(:func:`optmech.lattice.optimum.solve_lattice`) is an LP solve that stops being practical at
+n = k = 9; :func:`bound_lattice` brackets the same LP's optimum instead, by the first-order
+method of :mod:`lp_models.lattice_bracket` (restarted PDHG on the chain structure; no LP
+solver), to a relative width ``tol`` or until a time limit.  A bracket answers what a ratio
+needs: for every mechanism ``M`` with total error ``T_M``,
+
+    T_M / U  <=  optimality ratio of M  =  T_M / OPT  <=  T_M / L.
+
+Certification here does not trust the method: ``L`` is recomputed from the returned row
+multipliers by :func:`lp_models.lattice_certificates.lagrangian_bound` (a Lagrangian bound,
+valid for *any* multipliers, rounding included), and ``U``'s point is checked against every
+row of the LP — class rows, privacy rows and every monotonicity row of the regular LP —
+by :func:`lp_models.lattice_certificates.primal_violation`; :meth:`LatticeBracket.mechanism`
+is that point as a mechanism, whose realised privacy loss
+:func:`optmech.lattice.optimum.realised_privacy_loss` measures independently of the LP.
+
+Cost: measured on a shared 2-core machine (``benchmarks/results/lattice_bound.md``), eps = 0.5:
+n = k = 8 to width 1e-4 in about 8 s, n = k = 9 in about 40 s, n = k = 10 in about 3 minutes
+of CPU time; memory grows linearly with the number of variables.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from lp_models.lattice import class_weights, variable_costs
+from lp_models.lattice_bracket import FEASIBILITY_TOLERANCE, bracket_lattice_lp
+from lp_models.lattice_certificates import LatticeDual, lagrangian_bound, primal_violation
+from lp_models.lattice_classes import LatticeClasses, variable_count
+from lp_models.lattice_recurrences import pf_lattice_probabilities
+from lp_models.program import SolverError
+from optmech.lattice.inputs import check_lattice, lattice_table
+from optmech.lattice.optimum import LatticeSolutionMechanism, lattice_lp_size
+from optmech.lattice.ratios import RATIO_MECHANISMS, total_error
+from optmech.resources import require_memory
+from optmech.selection.mechanisms import as_mechanism
+from optmech.validation import InvalidArgumentError, check_choice, check_positive
+
+__all__ = ["DEFAULT_TOL", "LatticeBracket", "RatioBands", "bound_cell", "bound_lattice", "bound_sweep",
+           "bracket_ratios"]
+
+DEFAULT_TOL = 1e-4
+# Peak memory of a bracket run: per variable, plus the interpreter and libraries (measured
+# peak resident memory: 419 MiB at n = k = 10, 530k variables; 4.1 GiB at n = k = 12,
+# 9.1M variables; rounded up).
+_BYTES_PER_VARIABLE = 600
+_BYTES_FIXED = 2 ** 28
+_UNIT = 2.0 ** -52
+
+
+@dataclass(frozen=True, eq=False)
+class LatticeBracket:
+    """A certified bracket ``lower <= OPT <= upper`` on the lattice LP's optimal total error
+    (units of Δ = 1, summed over the weighted vectors, as ``LatticeOptimum.total_error``).
+
+    ``relative_width = (upper - lower) / lower``; ``status`` is ``"converged"`` when it
+    reached ``tol`` and ``"time_limit"`` otherwise (the bracket is certified either way).
+    ``probabilities`` is the point achieving ``upper`` (per variable of ``classes``, as
+    ``LatticeOptimum.probabilities``; it satisfies every row to ``max_violation``), and
+    ``dual`` the row multipliers (normalised units: divide totals by ``objective_scale``)
+    that :func:`lp_models.lattice_certificates.lagrangian_bound` turns into ``lower``.
+    ``iterations`` counts PDHG steps, ``seconds`` the wall time including certification;
+    ``history`` lists ``(seconds, iterations, lower, upper)`` whenever a bound improved.
+    """
+
+    n: int
+    k: int
+    epsilon: float
+    weighting: str
+    constraint_set: str
+    tol: float
+    lower: float
+    upper: float
+    relative_width: float
+    status: str
+    iterations: int
+    seconds: float
+    pf_total_error: float
+    max_violation: float
+    rows_generated: int
+    num_variables: int
+    num_constraints: int
+    objective_scale: float
+    probabilities: np.ndarray = field(repr=False)
+    dual: LatticeDual = field(repr=False)
+    history: tuple = field(repr=False)
+    classes: LatticeClasses = field(repr=False)
+    lattice: str = "2delta"                 # the bracket is for the 2Δ-lattice's LP
+
+    def mechanism(self) -> LatticeSolutionMechanism:
+        """The point achieving ``upper`` as a mechanism with a ``pmf`` on the lattice."""
+        return LatticeSolutionMechanism(self)
+
+
+def bound_lattice(n: int, k: int, epsilon: float, *, tol: float = DEFAULT_TOL,
+                  time_limit: float | None = None, weighting: str = "lattice",
+                  constraints: str = "regular", log=None) -> LatticeBracket:
+    """Certified bracket on the optimum of the lattice LP for ``n`` items, depth ``k`` and
+    privacy ``epsilon`` (the LP of :func:`optmech.lattice.optimum.solve_lattice`, same
+    ``weighting`` and ``constraints``), narrowed until its relative width is at most ``tol``
+    or ``time_limit`` seconds (wall clock) have passed.  ``log``: a callable receiving one
+    line per improvement.  Raises :class:`SolverError` if a certificate fails (a bug, never
+    expected).
+    """
+    n, k, epsilon = check_lattice(n, k, epsilon, weighting, constraints)
+    tol = check_positive(tol, "tol")
+    if not tol < 1:
+        raise InvalidArgumentError("tol", tol, "a relative width in (0, 1)")
+    if time_limit is not None:
+        time_limit = check_positive(time_limit, "time_limit")
+    started = time.perf_counter()
+    require_memory(variable_count(n, k) * _BYTES_PER_VARIABLE + _BYTES_FIXED, "n, k", (n, k))
+    classes = lattice_table(n, k)
+    regular = constraints == "regular"
+    deadline = None if time_limit is None else started + time_limit
+    run = bracket_lattice_lp(classes, epsilon, weighting, regular, tol=tol, deadline=deadline,
+                             log=log)
+    scale = float(class_weights(classes, weighting).sum())
+    lower, upper, violation = _certify(classes, epsilon, weighting, regular, run, scale)
+    width = (upper - lower) / lower
+    _, num_rows = lattice_lp_size(n, k, constraints, classes=classes)
+    pf_total = float(variable_costs(classes, weighting)
+                     @ pf_lattice_probabilities(classes, epsilon))
+    return LatticeBracket(
+        n=n, k=k, epsilon=epsilon, weighting=weighting, constraint_set=constraints, tol=tol,
+        lower=lower, upper=upper, relative_width=width,
+        status="converged" if width <= tol else "time_limit", iterations=run.steps,
+        seconds=time.perf_counter() - started, pf_total_error=pf_total,
+        max_violation=violation, rows_generated=run.rows_generated,
+        num_variables=classes.num_variables, num_constraints=num_rows, objective_scale=scale,
+        probabilities=run.point, dual=run.dual, history=tuple(run.history), classes=classes)
+
+
+def _certify(classes, epsilon, weighting, regular, run, scale) -> tuple[float, float, float]:
+    """``(lower, upper, max violation)`` recomputed from the run's dual and primal points
+    (total-error units), independently of how they were found."""
+    cost = variable_costs(classes, weighting)          # unnormalised: total error
+    lower = lagrangian_bound(classes, epsilon, cost, _rescaled(run.dual, scale))
+    violation = primal_violation(classes, epsilon, run.point, regular)
+    products = cost * run.point
+    upper = float(products.sum()) * (1 + products.size * _UNIT)      # rounding, upwards
+    if not (violation <= FEASIBILITY_TOLERANCE and math.isfinite(lower)
+            and math.isfinite(upper) and 0 < lower <= upper):
+        raise SolverError(f"bracket failed its certificate: lower {lower!r}, upper {upper!r}, "
+                          f"violation {violation!r}", status="certificate failed",
+                          num_rows=0, num_cols=classes.num_variables, num_nonzeros=0,
+                          method="pdhg")
+    return lower, upper, violation
+
+
+def _rescaled(dual: LatticeDual, scale: float) -> LatticeDual:
+    """The multipliers for the unnormalised cost (every multiplier times ``scale``)."""
+    return LatticeDual(y=dual.y * scale, mu=dual.mu * scale, pairs=dual.pairs,
+                       nu=dual.nu * scale)
+
+
+def bracket_ratios(bracket: LatticeBracket, mechanisms=RATIO_MECHANISMS
+                   ) -> dict[str, tuple[float, float]]:
+    """``{name: (T_M / upper, T_M / lower)}``: the optimality ratio of each named mechanism
+    (``"pf"``, ``"em"``, ``"rnm_laplace"``, from :data:`RATIO_MECHANISMS`) lies in this
+    interval, ``T_M`` being its exact total error on the bracket's lattice and weighting."""
+    out = {}
+    for name in mechanisms:
+        mechanism = as_mechanism(check_choice(name, "mechanism", RATIO_MECHANISMS),
+                                 bracket.epsilon)
+        value = total_error(mechanism, bracket.n, bracket.k, bracket.weighting,
+                            bracket.classes)
+        out[name] = (value / bracket.upper, value / bracket.lower)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class RatioBands:
+    """Certified optimality-ratio brackets of several mechanisms over a grid of epsilon for
+    one ``(n, k)``: ``ratios[name]`` has shape ``(len(epsilons), 2)``, row ``i`` the bracket
+    ``[lo, hi]`` at ``epsilons[i]``; ``lower``/``upper`` bracket the optimal total error,
+    ``status`` says per epsilon whether ``tol`` was reached."""
+
+    n: int
+    k: int
+    epsilons: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    ratios: dict[str, np.ndarray]
+    status: tuple[str, ...]
+
+
+def bound_cell(n: int, k: int, epsilon: float, mechanisms: list[str], weighting: str,
+               constraints: str, tol: float, time_limit: float | None) -> dict:
+    """One sweep cell: the bracket and the ratio brackets at one ``(n, k, epsilon)``, as
+    plain values (for :func:`optmech.sweep.run_sweep`: cache, process pool, Dask)."""
+    bracket = bound_lattice(n, k, epsilon, tol=tol, time_limit=time_limit,
+                            weighting=weighting, constraints=constraints)
+    return {"lower": bracket.lower, "upper": bracket.upper, "status": bracket.status,
+            "ratios": {name: [float(lo), float(hi)]
+                       for name, (lo, hi) in bracket_ratios(bracket, mechanisms).items()}}
+
+
+def bound_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, tol: float = DEFAULT_TOL,
+                time_limit: float | None = None, weighting: str = "lattice",
+                constraints: str = "regular", workers: int = 1, dask_scheduler=None,
+                cache_dir=None, show_progress: bool | None = None) -> list[RatioBands]:
+    """:func:`optmech.lattice.ratios.ratio_sweep` with a certified bracket per point instead
+    of the exact optimum (``time_limit`` per point): one :class:`RatioBands` per ``(n, k)``
+    in ``ns x ks``."""
+    from optmech.lattice.ratios import sweep_blocks, sweep_cells
+    from optmech.sweep import run_sweep
+
+    tol = check_positive(tol, "tol")
+    if time_limit is not None:
+        time_limit = check_positive(time_limit, "time_limit")
+    if isinstance(mechanisms, str):
+        mechanisms = [mechanisms]
+    mechanisms = [check_choice(m, "mechanism", RATIO_MECHANISMS) for m in mechanisms]
+    cells, eps = sweep_cells(ns, ks, epsilons, mechanisms, weighting, constraints,
+                             tol=tol, time_limit=time_limit)
+    results = run_sweep(bound_cell, cells, workers=workers, dask_scheduler=dask_scheduler,
+                        cache_dir=cache_dir, desc="lattice ratio brackets",
+                        show_progress=show_progress)
+    return [RatioBands(n=cell["n"], k=cell["k"], epsilons=eps.copy(),
+                       lower=np.array([r["lower"] for r in block]),
+                       upper=np.array([r["upper"] for r in block]),
+                       ratios={m: np.array([r["ratios"][m] for r in block])
+                               for m in cell["mechanisms"]},
+                       status=tuple(r["status"] for r in block))
+            for cell, block in sweep_blocks(cells, results, eps.size)]

@@ -1,0 +1,137 @@
+"""optmech.lattice.bound: certified brackets on the lattice LP's optimum.
+
+Independent references: the exact optimum of ``solve_lattice`` (HiGHS, certified to 1e-7)
+and its optimality ratios; the full regular LP as a sparse matrix
+(``LinearProgram.max_violation`` over every row); the realised privacy loss of
+``optmech.selection.privacy`` on every in-lattice neighbour.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lp_models.lattice import reduced_lattice_lp, variable_costs
+from lp_models.lattice_certificates import LatticeDual, lagrangian_bound
+from optmech.lattice.bound import (
+    LatticeBracket,
+    bound_lattice,
+    bound_sweep,
+    bracket_ratios,
+)
+from optmech.lattice.optimum import realised_privacy_loss, solve_lattice
+from optmech.lattice.ratios import optimality_ratios
+from optmech.validation import InvalidArgumentError
+
+# tol per size keeps each cell under a second; the exact optima at n = k = 7 below eps = 0.5
+# take ~3 s each (HiGHS), hence slow
+_GRID = [pytest.param(n, eps, tol, marks=[pytest.mark.slow] if n == 7 and eps < 0.5 else [])
+         for n, tol in ((4, 1e-6), (5, 1e-5), (6, 1e-3), (7, 1e-2)) for eps in (0.5, 0.3, 0.1)]
+
+
+@pytest.mark.parametrize("n, eps, tol", _GRID)
+def test_bracket_contains_the_exact_optimum(n, eps, tol):
+    bracket = bound_lattice(n, n, eps, tol=tol)
+    optimum = solve_lattice(n, n, eps)
+    assert bracket.lower <= optimum.total_error <= bracket.upper
+    assert bracket.status == "converged" and bracket.relative_width <= tol
+    assert bracket.relative_width == pytest.approx(
+        (bracket.upper - bracket.lower) / bracket.lower, rel=1e-12)
+    # never above PF's value, but for the upward rounding margin of the certified sum
+    assert bracket.upper <= bracket.pf_total_error * (1 + 2 * bracket.num_variables * 2.0**-52)
+    # the upper point satisfies every row of the regular LP (a matrix built separately)
+    full = reduced_lattice_lp(n, n, eps, constraints="regular")
+    assert full.max_violation(bracket.probabilities) <= 1e-12
+    assert bracket.num_constraints == full.num_rows
+    assert bracket.num_variables == full.num_cols
+
+
+@pytest.mark.parametrize("weighting, constraints", [("cube", "regular"), ("lattice", "paper"),
+                                                    ("cube", "paper")])
+def test_other_weightings_and_constraint_sets(weighting, constraints):
+    bracket = bound_lattice(5, 4, 0.4, tol=1e-5, weighting=weighting, constraints=constraints)
+    optimum = solve_lattice(5, 4, 0.4, weighting=weighting, constraints=constraints)
+    assert bracket.lower <= optimum.total_error <= bracket.upper
+    assert bracket.relative_width <= 1e-5
+
+
+def test_lower_bound_is_recomputed_from_the_returned_dual_and_robust_to_perturbation():
+    """The returned multipliers give the returned lower bound by the certificate alone;
+    random perturbations (any sign, any size) keep the bound below the exact optimum."""
+    bracket = bound_lattice(5, 5, 0.5, tol=1e-6)
+    optimum = solve_lattice(5, 5, 0.5)
+    classes = bracket.classes
+    cost = variable_costs(classes, "lattice") / bracket.objective_scale
+    assert lagrangian_bound(classes, 0.5, cost, bracket.dual) * bracket.objective_scale \
+        == pytest.approx(bracket.lower, rel=1e-12)
+    rng = np.random.default_rng(7)
+    dual = bracket.dual
+    for size in (1e-9, 1e-6, 1e-3, 1e-1):
+        for _ in range(5):
+            def jitter(v, size=size):
+                return v + rng.normal(size=v.size) * size * np.abs(v).max()
+            perturbed = LatticeDual(y=jitter(dual.y), mu=jitter(dual.mu), pairs=dual.pairs,
+                                    nu=jitter(dual.nu))
+            value = lagrangian_bound(classes, 0.5, cost, perturbed) * bracket.objective_scale
+            assert value <= optimum.total_error
+
+
+def test_time_limit_returns_a_certified_wider_bracket():
+    optimum = solve_lattice(7, 7, 0.5)
+    bracket = bound_lattice(7, 7, 0.5, tol=1e-9, time_limit=0.3)
+    assert bracket.status == "time_limit" and bracket.relative_width > 1e-9
+    assert bracket.lower <= optimum.total_error <= bracket.upper
+
+
+def test_pf_is_certified_at_once_above_the_threshold():
+    bracket = bound_lattice(6, 5, 1.0)
+    assert bracket.status == "converged" and bracket.iterations == 0
+    assert bracket.relative_width <= 1e-12
+    assert bracket.upper == pytest.approx(bracket.pf_total_error, rel=1e-12)
+
+
+def test_ratio_brackets_contain_the_exact_ratios():
+    bracket = bound_lattice(6, 6, 0.5, tol=1e-4)
+    exact = optimality_ratios(solve_lattice(6, 6, 0.5))
+    brackets = bracket_ratios(bracket)
+    assert set(brackets) == {"pf", "em", "rnm_laplace"}
+    for name, (lo, hi) in brackets.items():
+        assert lo <= exact[name] <= hi
+        assert hi / lo - 1 == pytest.approx(bracket.relative_width, rel=1e-9)
+    assert brackets["pf"][0] > 1                 # PF is not optimal at eps = 0.5
+
+
+def test_upper_mechanism_is_private():
+    """The mechanism achieving the upper bound is eps-DP on the bounded lattice, measured
+    from its pmf on every in-lattice neighbour (not from the LP's rows)."""
+    bracket = bound_lattice(4, 4, 0.5, tol=1e-6)
+    assert isinstance(bracket, LatticeBracket)
+    assert realised_privacy_loss(bracket) <= 0.5 * (1 + 1e-9)
+    pmf = bracket.mechanism().pmf([0.0, -2.0, -2.0, -6.0])
+    assert pmf.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_sweep_gives_bands_around_the_exact_ratios(tmp_path):
+    bands = bound_sweep([4], [3], [0.2, 0.5, 1.5], mechanisms=["pf", "em"], tol=1e-5,
+                        cache_dir=tmp_path)
+    (band,) = bands
+    assert band.ratios["pf"].shape == (3, 2) and band.status == ("converged",) * 3
+    for i, eps in enumerate(band.epsilons):
+        exact = optimality_ratios(solve_lattice(4, 3, eps), ["pf", "em"])
+        for name in ("pf", "em"):
+            lo, hi = band.ratios[name][i]
+            assert lo <= exact[name] <= hi
+    again = bound_sweep([4], [3], [0.2, 0.5, 1.5], mechanisms=["pf", "em"], tol=1e-5,
+                        cache_dir=tmp_path)[0]
+    assert np.array_equal(again.ratios["pf"], band.ratios["pf"])
+
+
+@pytest.mark.parametrize("bad", [{"tol": 0.0}, {"tol": 1.0}, {"tol": float("nan")},
+                                 {"time_limit": -1.0}, {"n": 1}, {"k": 0},
+                                 {"epsilon": 0.0}, {"weighting": "box"},
+                                 {"constraints": "dp"}, {"n": 40, "k": 40}])
+def test_bad_arguments_name_the_argument(bad):
+    args = {"n": 4, "k": 3, "epsilon": 0.5, **bad}
+    n, k, eps = args.pop("n"), args.pop("k"), args.pop("epsilon")
+    with pytest.raises(InvalidArgumentError):
+        bound_lattice(n, k, eps, **args)
