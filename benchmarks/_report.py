@@ -30,8 +30,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from benchmarks._timing import (Draws, Ratio, Runs, Timing, format_number, measure,
-                                measure_draws, measure_interleaved, ratio, settings)
+from benchmarks._timing import (
+    Draws,
+    Ratio,
+    Runs,
+    Timing,
+    format_number,
+    measure,
+    measure_draws,
+    measure_interleaved,
+    ratio,
+    settings,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 QUICK_FOLDER = "quick"

@@ -14,8 +14,15 @@ from __future__ import annotations
 
 import argparse
 
-from benchmarks._report import (claim, measure, measure_interleaved, peak_rss_mib, ratio,
-                                start, write_table)
+from benchmarks._report import (
+    claim,
+    measure,
+    measure_interleaved,
+    peak_rss_mib,
+    ratio,
+    start,
+    write_table,
+)
 from lp_models.dilp import ring_dilp, ring_dilp_per_user
 from lp_models.program import solve
 from optmech.multiselect.dilp import solve_dilp

@@ -21,8 +21,15 @@ import argparse
 
 import numpy as np
 
-from benchmarks._report import (claim, measure, measure_draws, measure_interleaved, ratio,
-                                start, write_table)
+from benchmarks._report import (
+    claim,
+    measure,
+    measure_draws,
+    measure_interleaved,
+    ratio,
+    start,
+    write_table,
+)
 from optmech import ExponentialMechanism, PermuteAndFlip
 from optmech.selection.samplers import sample_shape, shaped
 from optmech.validation import check_rng, check_scores

@@ -23,8 +23,15 @@ import argparse
 
 import numpy as np
 
-from benchmarks._report import (claim, measure, measure_interleaved, peak_rss_mib, ratio,
-                                start, write_table)
+from benchmarks._report import (
+    claim,
+    measure,
+    measure_interleaved,
+    peak_rss_mib,
+    ratio,
+    start,
+    write_table,
+)
 from optmech.heterogeneous import GeneralisedExponentialMechanism, gem_scores, gem_scores_reference
 
 FULL_SIZES = [10**3, 2 * 10**3, 10**4, 2 * 10**4, 10**5, 10**6]

@@ -25,8 +25,16 @@ from __future__ import annotations
 import argparse
 import json
 
-from benchmarks._report import (Timing, claim, measure, peak_rss_mib, ratio, run_isolated,
-                                start, write_table)
+from benchmarks._report import (
+    Timing,
+    claim,
+    measure,
+    peak_rss_mib,
+    ratio,
+    run_isolated,
+    start,
+    write_table,
+)
 from lp_models.lattice_recurrences import chain_dual_threshold
 
 FULL_SIZES = [(4, 4), (6, 6), (8, 8), (9, 9), (10, 10), (12, 12)]

@@ -24,11 +24,12 @@ import argparse
 import json
 import os
 import sys
-import time
+from pathlib import Path
 
-from benchmarks._report import RESULTS, peak_rss_mib, run_isolated, write_table
+from benchmarks._report import peak_rss_mib, results_folder, run_isolated, start, write_table
+from benchmarks._timing import SYSTEM_CLOCK
 
-RECORDS = RESULTS / "lattice_bound.jsonl"
+RECORDS = "lattice_bound.jsonl"       # every run, in the results folder of the run
 FULL_SIZES = (8, 9, 10)
 QUICK_SIZES = (5, 6)
 EPSILONS = (0.5, 0.3, 0.1)
@@ -38,10 +39,10 @@ def bound_worker(n: int, eps: float, tol: float, time_limit: float) -> dict:
     from optmech.lattice.bound import bound_lattice, bracket_ratios
 
     load = os.getloadavg()[0]
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu = SYSTEM_CLOCK.wall(), SYSTEM_CLOCK.cpu()
     bracket = bound_lattice(n, n, eps, tol=tol, time_limit=time_limit,
                             log=lambda line: print(line, file=sys.stderr, flush=True))
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    wall, cpu = SYSTEM_CLOCK.wall() - wall, SYSTEM_CLOCK.cpu() - cpu
     pf_lo, pf_hi = bracket_ratios(bracket, ["pf"])["pf"]
     return {"kind": "bound", "n": n, "k": n, "epsilon": eps, "tol": tol,
             "time_limit": time_limit, "lower": bracket.lower, "upper": bracket.upper,
@@ -56,37 +57,37 @@ def exact_worker(n: int, eps: float, time_limit: float) -> dict:
     from optmech.lattice.optimum import solve_lattice
 
     load = os.getloadavg()[0]
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu = SYSTEM_CLOCK.wall(), SYSTEM_CLOCK.cpu()
     try:
         total, status = solve_lattice(n, n, eps, time_limit=time_limit).total_error, "optimal"
     except SolverError as error:
         total, status = None, error.status
     return {"kind": "exact", "n": n, "k": n, "epsilon": eps, "time_limit": time_limit,
-            "total_error": total, "status": status, "seconds": time.perf_counter() - wall,
-            "cpu_seconds": time.process_time() - cpu, "peak_mib": peak_rss_mib(),
+            "total_error": total, "status": status, "seconds": SYSTEM_CLOCK.wall() - wall,
+            "cpu_seconds": SYSTEM_CLOCK.cpu() - cpu, "peak_mib": peak_rss_mib(),
             "load": load}
 
 
-def _measure(*args: str) -> dict:
+def _measure(records: Path, *args: str) -> dict:
     record = json.loads(run_isolated("benchmarks.lattice_bound", "--worker", *args
                                      ).strip().splitlines()[-1])
-    with RECORDS.open("a") as out:
+    with records.open("a") as out:
         out.write(json.dumps(record) + "\n")
     return record
 
 
-def _newest() -> dict:
+def _newest(path: Path) -> dict:
     """The newest record of each (kind, n, epsilon) in the records file."""
     records = {}
-    if RECORDS.exists():
-        for line in RECORDS.read_text().splitlines():
+    if path.exists():
+        for line in path.read_text().splitlines():
             r = json.loads(line)
             records[r["kind"], r["n"], r["epsilon"]] = r
     return records
 
 
-def table() -> None:
-    records = _newest()
+def table(path: Path) -> None:
+    records = _newest(path)
     rows = []
     for (kind, n, eps), r in sorted(records.items(), key=lambda item: item[0][1:]):
         if kind != "bound":
@@ -125,7 +126,6 @@ def table() -> None:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="n = k = 5, 6 only")
     parser.add_argument("--sizes", default=None, help="comma list of n = k")
     parser.add_argument("--eps", default=",".join(map(str, EPSILONS)))
     parser.add_argument("--tol", type=float, default=1e-4)
@@ -135,7 +135,8 @@ def main(argv=None) -> None:
     parser.add_argument("--table-only", action="store_true",
                         help="rebuild the table from the records file")
     parser.add_argument("--worker", nargs="+", default=None)
-    args = parser.parse_args(argv)
+    args = start(parser, argv)                      # --quick: n = k = 5, 6 only
+    records = results_folder(args.quick) / RECORDS
     if args.worker:
         kind, n, eps, *rest = args.worker
         record = (bound_worker(int(n), float(eps), float(rest[0]), float(rest[1]))
@@ -147,10 +148,11 @@ def main(argv=None) -> None:
                  else QUICK_SIZES if args.quick else FULL_SIZES)
         for n in sizes:
             for eps in (float(v) for v in args.eps.split(",")):
-                _measure("bound", str(n), repr(eps), repr(args.tol), repr(args.time_limit))
+                _measure(records, "bound", str(n), repr(eps), repr(args.tol),
+                         repr(args.time_limit))
                 if n <= args.exact_max:
-                    _measure("exact", str(n), repr(eps), repr(args.time_limit))
-    table()
+                    _measure(records, "exact", str(n), repr(eps), repr(args.time_limit))
+    table(records)
 
 
 if __name__ == "__main__":

@@ -27,8 +27,16 @@ import math
 
 import numpy as np
 
-from benchmarks._report import (claim, measure, measure_interleaved, peak_rss_mib, ratio,
-                                start, traced_peak_mib, write_table)
+from benchmarks._report import (
+    claim,
+    measure,
+    measure_interleaved,
+    peak_rss_mib,
+    ratio,
+    start,
+    traced_peak_mib,
+    write_table,
+)
 from optmech.cli import main as optmech_main
 from optmech.data.datasets import DATASETS, load_histogram
 from optmech.data.tasks import get_task

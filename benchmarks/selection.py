@@ -24,8 +24,16 @@ import argparse
 
 import numpy as np
 
-from benchmarks._report import (blas_threads, claim, measure, measure_draws,
-                                measure_interleaved, ratio, start, write_table)
+from benchmarks._report import (
+    blas_threads,
+    claim,
+    measure,
+    measure_draws,
+    measure_interleaved,
+    ratio,
+    start,
+    write_table,
+)
 from optmech import ExponentialMechanism, PermuteAndFlip
 from optmech.selection.pf_probabilities import pf_probabilities
 

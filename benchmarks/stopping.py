@@ -22,8 +22,16 @@ import argparse
 import numpy as np
 from scipy.special import gammaln
 
-from benchmarks._report import (claim, format_number, measure, measure_interleaved,
-                                peak_rss_mib, ratio, start, write_table)
+from benchmarks._report import (
+    claim,
+    format_number,
+    measure,
+    measure_interleaved,
+    peak_rss_mib,
+    ratio,
+    start,
+    write_table,
+)
 from lp_models.program import SolverError, dual_objective
 from lp_models.stopping import full_duals, full_primal, rank_payoff, stopping_lp
 from optmech.secretary import ConvergenceError, optimal_private_rule, rank_distribution, threshold

@@ -16,10 +16,10 @@ LP models live in :mod:`lp_models`, symbolic verification of the papers' closed 
 :mod:`proofs`.
 """
 
-from optmech._lazy import lazy_exports
+from optmech._lazy import lazy_exports as _lazy_exports
 from optmech._version import __version__ as __version__
 
-__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+__all__, __getattr__, __dir__ = _lazy_exports(__name__, {
     "optmech.selection.mechanisms": (
         "ExponentialMechanism", "PermuteAndFlip", "PmfMechanism", "PrivacyGuarantee",
         "RandomizedResponse", "ReportNoisyMax", "SelectionMechanism", "UniformSelection",

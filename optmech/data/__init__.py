@@ -10,9 +10,9 @@ Differentially Private Algorithms using DPBench*, SIGMOD 2016), shipped in ``dpb
 * :mod:`~.tasks`: mode and median scores and the exact expected error of each mechanism.
 """
 
-from optmech._lazy import lazy_exports
+from optmech._lazy import lazy_exports as _lazy_exports
 
-__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+__all__, __getattr__, __dir__ = _lazy_exports(__name__, {
     "optmech.data.datasets": (
         "DATASETS", "PAPER_BINS", "PAPER_DATASETS", "check_histogram", "coarsen", "load_histogram",
     ),

@@ -23,9 +23,9 @@ a mechanism from its name.  The synthetic scenario study (Sections VI-VII, scena
 and the correlation sweep) is :mod:`~optmech.heterogeneous.scenarios`.
 """
 
-from optmech._lazy import lazy_exports
+from optmech._lazy import lazy_exports as _lazy_exports
 
-__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+__all__, __getattr__, __dir__ = _lazy_exports(__name__, {
     "optmech.heterogeneous.base": ("HeterogeneousMechanism",),
     "optmech.heterogeneous.gem": (
         "CombinedGEM", "GeneralisedExponentialMechanism", "ModifiedGEM", "spearman_correlation",

@@ -19,9 +19,9 @@ objectives and the Δ-lattice, solved by HiGHS for :func:`solve_lattice`),
 :mod:`~.delta` (the step that shows PF is never optimal on the Δ-lattice).
 """
 
-from optmech._lazy import lazy_exports
+from optmech._lazy import lazy_exports as _lazy_exports
 
-__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+__all__, __getattr__, __dir__ = _lazy_exports(__name__, {
     "optmech.lattice.aggregate_ratios": ("mechanism_class_errors", "objective_ratios"),
     "optmech.lattice.bound": (
         "LatticeBracket", "RatioBands", "bound_lattice", "bound_sweep", "bracket_ratios",

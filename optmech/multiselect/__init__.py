@@ -14,9 +14,9 @@ Theorems 5 and 19), Appendix A (the ring, A.2; other noise families, A.3) and Ap
   dual, solved and compared with Laplace.
 """
 
-from optmech._lazy import lazy_exports
+from optmech._lazy import lazy_exports as _lazy_exports
 
-__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+__all__, __getattr__, __dir__ = _lazy_exports(__name__, {
     "optmech.multiselect.dilp": ("DilpResult", "solve_dilp"),
     "optmech.multiselect.noise": (
         "NOISE_FAMILIES", "SymmetricNoise", "expected_cost", "quantile_cost_bound",

@@ -21,9 +21,9 @@ Modules, one concern each:
   :mod:`lp_models.stopping`) against the best p-mix.
 """
 
-from optmech._lazy import lazy_exports
+from optmech._lazy import lazy_exports as _lazy_exports
 
-__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+__all__, __getattr__, __dir__ = _lazy_exports(__name__, {
     "optmech.secretary.classical": (
         "a_coefficients", "asymptotic_rank_distribution", "rank_distribution",
         "rank_distribution_as_printed", "rank_distribution_exact", "success_probability",

@@ -23,9 +23,9 @@ module                             what it implements
 =================================  ==========================================================
 """
 
-from optmech._lazy import lazy_exports
+from optmech._lazy import lazy_exports as _lazy_exports
 
-__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+__all__, __getattr__, __dir__ = _lazy_exports(__name__, {
     "optmech.selection.mechanisms": (
         "MECHANISMS", "ExponentialMechanism", "PermuteAndFlip", "PmfMechanism", "PrivacyGuarantee",
         "RandomizedResponse", "ReportNoisyMax", "SelectionMechanism", "UniformSelection",

@@ -7,8 +7,18 @@ import statistics
 
 import pytest
 
-from benchmarks._timing import (Clock, Draws, Ratio, Runs, Timing, format_number, measure,
-                                measure_draws, measure_interleaved, ratio)
+from benchmarks._timing import (
+    Clock,
+    Draws,
+    Ratio,
+    Runs,
+    Timing,
+    format_number,
+    measure,
+    measure_draws,
+    measure_interleaved,
+    ratio,
+)
 
 
 class FakeClock:

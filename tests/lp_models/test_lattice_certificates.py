@@ -78,7 +78,7 @@ def test_random_multipliers_never_bound_above_the_optimum(n, k, eps):
     """The bound is valid for *any* multipliers: random ones, the exact optimum's own
     multipliers perturbed, and those after the repair sweep stay below the optimum."""
     classes, pairs, lp = seeded_lp(n, k, eps)
-    opt = solve_lattice(n, k, eps).total_error / lp.metadata["objective_scale"]
+    opt = solve_lattice(n, k, eps).total_error / lp.objective_scale
     rng = np.random.default_rng(3)
     lam, mu = chain_dual(classes, eps, lp.cost)
     layers = chain_layers(classes)

@@ -13,9 +13,9 @@ significance of the least significant bits for differential privacy*, CCS 2012).
   ``bernoulli(p)``, :func:`bernoulli_exp`, :func:`bernoulli_logistic`).
 """
 
-from optmech._lazy import lazy_exports
+from optmech._lazy import lazy_exports as _lazy_exports
 
-__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+__all__, __getattr__, __dir__ = _lazy_exports(__name__, {
     "optmech.selection.exact.sampling": (
         "bernoulli_exp", "bernoulli_logistic", "exponential_mechanism_exact",
         "permute_and_flip_exact",
