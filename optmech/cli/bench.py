@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -50,6 +49,8 @@ def register(subparsers) -> None:
 
 
 def run_bench(args: argparse.Namespace) -> int:
+    import subprocess
+
     root = benchmarks_checkout()
     known = sorted(p.stem for p in (root / "benchmarks").glob("*.py")
                    if not p.stem.startswith("_"))

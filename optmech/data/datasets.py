@@ -25,7 +25,6 @@ notebook does ``x.reshape(1024, -1).sum(axis=1)``).
 from __future__ import annotations
 
 import warnings
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -99,6 +98,8 @@ def coarsen(counts, bins: int) -> np.ndarray:
 
 
 def _builtin(name: str) -> np.ndarray:
+    from importlib import resources     # here, not at import: it costs the CLI ~10 ms
+
     resource = resources.files("optmech.data").joinpath("dpbench", _FILES[name])
     with resources.as_file(resource) as path:
         return np.load(path, allow_pickle=False)

@@ -9,7 +9,7 @@ import pytest
 import optmech
 
 HEAVY = ("scipy", "matplotlib", "sympy", "mpmath", "highspy", "cvxpy", "dask", "distributed",
-         "tqdm", "lp_models", "proofs")
+         "tqdm", "lp_models", "proofs", "subprocess", "importlib.resources")
 PROBE = """
 import contextlib, io, json, sys
 from optmech.cli import main
@@ -19,7 +19,8 @@ with contextlib.redirect_stdout(io.StringIO()) as out:
     except SystemExit as stop:
         code = stop.code
 print(json.dumps({{"code": code, "out": out.getvalue(),
-                   "heavy": sorted({{m.split(".")[0] for m in sys.modules}} & set({heavy!r}))}}))
+                   "heavy": sorted(({{m.split(".")[0] for m in sys.modules}} | set(sys.modules))
+                            & set({heavy!r}))}}))
 """
 
 
