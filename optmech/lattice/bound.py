@@ -36,13 +36,12 @@ import numpy as np
 from lp_models.lattice import class_weights, variable_costs
 from lp_models.lattice_bracket import FEASIBILITY_TOLERANCE, bracket_lattice_lp
 from lp_models.lattice_certificates import LatticeDual, lagrangian_bound, primal_violation
-from lp_models.lattice_classes import LatticeClasses, variable_count
+from lp_models.lattice_classes import LatticeClasses
 from lp_models.lattice_recurrences import pf_lattice_probabilities
 from lp_models.program import SolverError
 from optmech.lattice.inputs import check_lattice, lattice_table
 from optmech.lattice.optimum import LatticeSolutionMechanism, lattice_lp_size
 from optmech.lattice.ratios import RATIO_MECHANISMS, total_error
-from optmech.resources import require_memory
 from optmech.selection.mechanisms import as_mechanism
 from optmech.validation import InvalidArgumentError, check_choice, check_positive
 
@@ -50,11 +49,6 @@ __all__ = ["DEFAULT_TOL", "LatticeBracket", "RatioBands", "bound_cell", "bound_l
            "bracket_ratios"]
 
 DEFAULT_TOL = 1e-4
-# Peak memory of a bracket run: per variable, plus the interpreter and libraries (measured
-# peak resident memory: 419 MiB at n = k = 10, 530k variables; 4.1 GiB at n = k = 12,
-# 9.1M variables; rounded up).
-_BYTES_PER_VARIABLE = 600
-_BYTES_FIXED = 2 ** 28
 _UNIT = 2.0 ** -52
 
 
@@ -119,8 +113,7 @@ def bound_lattice(n: int, k: int, epsilon: float, *, tol: float = DEFAULT_TOL,
     if time_limit is not None:
         time_limit = check_positive(time_limit, "time_limit")
     started = time.perf_counter()
-    require_memory(variable_count(n, k) * _BYTES_PER_VARIABLE + _BYTES_FIXED, "n, k", (n, k))
-    classes = lattice_table(n, k)
+    classes = lattice_table(n, k, "bound")
     regular = constraints == "regular"
     deadline = None if time_limit is None else started + time_limit
     run = bracket_lattice_lp(classes, epsilon, weighting, regular, tol=tol, deadline=deadline,

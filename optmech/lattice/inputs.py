@@ -16,9 +16,11 @@ MAX_EPSILON = 700.0
 # Below this, e^-eps rounds to within 1e-9 of 1: the privacy rows tie every probability to
 # its neighbours within HiGHS's tolerances, and no point is strictly feasible to repair.
 MIN_EPSILON = 1e-9
-# Peak memory per variable of the reduced LP (measured at n = k = 9, 10 and 12, rounded
-# up): the recurrences alone (chain dual, ratios), or a HiGHS solve with row generation.
-_BYTES_PER_VARIABLE = {"recurrence": 400, "lp": 6000}
+# Peak memory of the work done on a class table, (bytes per variable, fixed bytes), measured
+# and rounded up: the recurrences alone (chain dual, ratios; n = k = 9, 10, 12), a HiGHS solve
+# with row generation (the same sizes), or a certified bracket (419 MiB at n = k = 10, 530k
+# variables; 4.1 GiB at n = k = 12, 9.1M variables: per variable plus the libraries).
+_MEMORY = {"recurrence": (400, 0), "lp": (6000, 0), "bound": (600, 2 ** 28)}
 
 
 def check_lattice(n, k, epsilon, weighting: str, constraints: str) -> tuple[int, int, float]:
@@ -37,16 +39,17 @@ def check_lattice(n, k, epsilon, weighting: str, constraints: str) -> tuple[int,
     return n, k, epsilon
 
 
-def lattice_table(n: int, k: int, lp: bool = False) -> LatticeClasses:
+def lattice_table(n: int, k: int, work: str = "recurrence") -> LatticeClasses:
     """The class table of the bounded lattice, or :class:`InvalidArgumentError` if it does not
-    fit (int64 keys, int16 counts, the variable limit, or the memory budget for the work
-    that follows: ``lp=True`` when an LP will be solved on it, else recurrences only)."""
+    fit (int64 keys, int16 counts, the variable limit, or the memory budget for the ``work``
+    that follows: ``"recurrence"``, ``"lp"`` when an LP will be solved on it, or ``"bound"``
+    for a certified bracket)."""
     try:
         variables = variable_count(n, k)
     except ValueError as error:     # pragma: no cover - n, k are checked integers
         raise InvalidArgumentError("n, k", (n, k), str(error)) from None
-    require_memory(variables * _BYTES_PER_VARIABLE["lp" if lp else "recurrence"], "n, k",
-                   (n, k))
+    per_variable, fixed = _MEMORY[work]
+    require_memory(variables * per_variable + fixed, "n, k", (n, k))
     try:
         return lattice_classes(n, k)
     except ValueError as error:

@@ -339,7 +339,7 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
     # weighting); otherwise plan the memory of an LP solve.
     needs_lp = not (method == "auto" and weighting == "lattice"
                     and (n <= 2 or epsilon >= chain_dual_threshold(k)))
-    classes = lattice_table(n, k, lp=needs_lp)
+    classes = lattice_table(n, k, "lp" if needs_lp else "recurrence")
     regular = constraints == "regular"
     weights = class_weights(classes, weighting)
     scale = check_finite_result(float(weights.sum()), "the number of score vectors")
@@ -398,7 +398,7 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
 def _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance, time_limit,
                   objective, weights, lattice, started) -> LatticeOptimum:
     """:func:`solve_lattice` for another objective or the Δ-lattice (module docstring)."""
-    classes = lattice_table(n, k, lp=True)
+    classes = lattice_table(n, k, "lp")
     regular = constraints == "regular"
     class_weight = (objective_weights(weights, classes) if objective == "weighted"
                     else class_weights(classes, weighting))
