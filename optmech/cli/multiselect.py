@@ -88,10 +88,8 @@ def run_cost(args: argparse.Namespace) -> int:
     protocol = MultiSelection(args.k, args.eps, args.h, args.noise)
     payload = {"cost": protocol.cost, "offsets": protocol.offsets, "k": args.k, "epsilon": args.eps,
                "h": args.h, "noise": args.noise}
-    if args.noise == "laplace":
-        from optmech.multiselect.offsets import optimal_response
-
-        payload["method"] = optimal_response(args.k, args.eps, args.h).method
+    if protocol.response is not None:          # the optimal offsets for Laplace noise
+        payload["method"] = protocol.response.method
     else:
         payload["method"] = "quantile offsets (Appendix A.3)"
         if args.h == "identity":

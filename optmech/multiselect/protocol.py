@@ -23,6 +23,7 @@ import numpy as np
 from optmech.multiselect.noise import SymmetricNoise, expected_cost, quantile_offsets
 from optmech.multiselect.offsets import (
     Disutility,
+    ServerResponse,
     check_results,
     optimal_response,
     resolve_disutility,
@@ -66,8 +67,9 @@ class MultiSelection:
     """One multi-selection configuration.
 
     ``offsets=None`` picks the optimal offsets for Laplace noise
-    (:func:`~optmech.multiselect.offsets.optimal_response`) and the Appendix A.3 quantile offsets
-    for the other families.  ``privacy`` is eps-geographic DP for Laplace noise and None
+    (:func:`~optmech.multiselect.offsets.optimal_response`, kept as ``response``, which also
+    gives the closed-form cost under the identity) and the Appendix A.3 quantile offsets for
+    the other families (``response`` is then None).  ``privacy`` is eps-geographic DP for Laplace noise and None
     otherwise (Gaussian and logistic noise give no pure geographic-DP guarantee).
     """
 
@@ -78,7 +80,7 @@ class MultiSelection:
     offsets: np.ndarray | None = None
     _noise: SymmetricNoise = field(init=False, repr=False)
     _disutility: Disutility = field(init=False, repr=False)
-    _closed_form_cost: float | None = field(init=False, repr=False, default=None)
+    response: ServerResponse | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -88,10 +90,8 @@ class MultiSelection:
         set_(self, "epsilon", noise.epsilon)
         set_(self, "_disutility", resolve_disutility(self.h, noise.epsilon))
         if self.offsets is None and noise.family == "laplace":
-            response = optimal_response(self.k, noise.epsilon, self._disutility)
-            offsets = response.offsets
-            if self._disutility.is_identity:     # ln(1 + 1/K)/eps or its odd twin, exact
-                set_(self, "_closed_form_cost", response.cost)
+            set_(self, "response", optimal_response(self.k, noise.epsilon, self._disutility))
+            offsets = self.response.offsets
         elif self.offsets is None:
             offsets = quantile_offsets(self.k, noise.epsilon, noise)
         else:
@@ -105,8 +105,8 @@ class MultiSelection:
     def cost(self) -> float:
         """Exact expected disutility of every user (the closed form for the optimal Laplace
         offsets under the identity, else :func:`~optmech.multiselect.noise.expected_cost`)."""
-        if self._closed_form_cost is not None:
-            return self._closed_form_cost
+        if self.response is not None and self._disutility.is_identity:
+            return self.response.cost           # ln(1 + 1/K)/eps or its odd twin, exact
         return expected_cost(self.offsets, self.epsilon, self._disutility, self._noise)
 
     @property
