@@ -30,6 +30,7 @@ __all__ = [
     "format_table",
     "int_list",
     "integer",
+    "names",
     "nonnegative_float",
     "number",
     "one_line",
@@ -155,6 +156,24 @@ def float_list(text: str) -> list[float]:
 def int_list(text: str) -> list[int]:
     """argparse type: comma-separated integers, e.g. ``3,4,5,6``."""
     return [_integer(p) for p in _parts(text, "integers")]
+
+
+def names(known: Sequence[str], many: bool = False) -> Callable[[str], str | list[str]]:
+    """argparse type: one name of ``known`` (a comma-separated list of them with ``many``),
+    in either spelling of a compound name (``rnm-laplace`` or ``rnm_laplace``), returned as
+    ``known`` spells it."""
+    spelled = {name.replace("-", "_"): name for name in known}
+
+    def name(text: str) -> str:
+        found = spelled.get(text.strip().replace("-", "_"))
+        if found is None:
+            raise argparse.ArgumentTypeError(f"unknown mechanism {_short(text)}; choose from "
+                                             + ", ".join(known))
+        return found
+
+    def parse(text: str) -> str | list[str]:
+        return [name(p) for p in _parts(text, "names")] if many else name(text)
+    return parse
 
 
 def float_range(text: str) -> list[float]:

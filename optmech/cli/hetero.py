@@ -11,6 +11,7 @@ from optmech.cli._common import (
     emit,
     float_range,
     format_table,
+    names,
     output_file,
     positive_int,
     seed,
@@ -18,16 +19,8 @@ from optmech.cli._common import (
 )
 from optmech.heterogeneous import MECHANISM_NAMES
 
-
-def mechanism_list(text: str) -> list[str]:
-    """argparse type: comma-separated mechanism names."""
-    names = [part.strip() for part in text.split(",")]
-    unknown = [n for n in names if n not in MECHANISM_NAMES]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(
-            f"unknown mechanism(s) {', '.join(unknown) or text!r}; choose from "
-            + ", ".join(MECHANISM_NAMES))
-    return names
+# argparse type: comma-separated names, either spelling (rnm-laplace, rnm_laplace)
+mechanism_list = names(MECHANISM_NAMES, many=True)
 
 
 def register(subparsers) -> None:

@@ -25,6 +25,7 @@ from optmech.cli._common import (
     float_range,
     format_table,
     int_list,
+    names,
     output_file,
     positive_float,
     sweep_options,
@@ -37,6 +38,8 @@ MECHANISMS = ("pf", "em", "rnm_laplace")
 OBJECTIVES = ("sum", "max", "weighted")
 LATTICES = ("2delta", "delta")
 DEFAULT_TOL = 1e-4      # optmech.lattice.bound.DEFAULT_TOL (the CLI imports lazily)
+# argparse type: comma-separated names, either spelling (rnm-laplace, rnm_laplace)
+mechanism_list = names(MECHANISMS, many=True)
 
 
 def at_least(minimum: int):
@@ -50,16 +53,6 @@ def at_least(minimum: int):
             raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {text}")
         return value
     return parse
-
-
-def mechanism_list(text: str) -> list[str]:
-    """argparse type: comma-separated names among pf, em, rnm_laplace."""
-    names = [p.strip() for p in text.split(",")]
-    bad = [p for p in names if p not in MECHANISMS]
-    if bad or not names:
-        raise argparse.ArgumentTypeError(
-            f"expected names among {', '.join(MECHANISMS)}, got {text!r}")
-    return names
 
 
 def _bound_options(parser: argparse.ArgumentParser) -> None:

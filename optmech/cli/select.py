@@ -15,6 +15,7 @@ from optmech.cli._common import (
     format_table,
     int_list,
     integer,
+    names,
     positive_float,
     positive_int,
     seed,
@@ -49,8 +50,10 @@ def register(subparsers) -> None:
                     "largest ratio E[err EM]/E[err PF] found over score vectors (it is "
                     "below 2 for every vector, and 2 is the supremum).")
     parser.add_argument("action", choices=ACTIONS)
-    parser.add_argument("--mechanism", choices=MECHANISMS,
-                        help="the mechanism (pmf, error, sample)")
+    parser.add_argument("--mechanism", type=names(MECHANISMS),
+                        metavar="{" + ",".join(MECHANISMS) + "}",
+                        help="the mechanism (pmf, error, sample; rnm_laplace spells "
+                             "rnm-laplace too)")
     parser.add_argument("--scores", type=finite_scores,
                         help="comma-separated utilities, e.g. 0,-1,-3 (pmf, error, sample)")
     parser.add_argument("--eps", required=True, type=positive_floats,

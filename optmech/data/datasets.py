@@ -98,7 +98,7 @@ def coarsen(counts, bins: int) -> np.ndarray:
 
 
 def _builtin(name: str) -> np.ndarray:
-    from importlib import resources     # here, not at import: it costs the CLI ~10 ms
+    from importlib import resources  # here, not at import: it costs the CLI ~10 ms
 
     resource = resources.files("optmech.data").joinpath("dpbench", _FILES[name])
     with resources.as_file(resource) as path:

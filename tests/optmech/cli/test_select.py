@@ -76,3 +76,19 @@ def test_console_script_end_to_end():
     bad = subprocess.run([sys.executable, "-m", "optmech", "select", "pmf", "--mechanism",
                           "pf", "--scores", "0,1", "--eps", "-2"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and bad.stdout == ""
+
+
+def test_mechanism_names_in_either_spelling(capsys):
+    """rnm_laplace names the same mechanism as rnm-laplace, in select and in lattice, where
+    the JSON keeps its own key; a name that is neither is refused on one line."""
+    pmfs = [json.loads(run(capsys, "select", "pmf", "--mechanism", name, "--scores",
+                           "0,-1,-3", "--eps", "1.3", "--json")[1])["pmf"]
+            for name in ("rnm-laplace", "rnm_laplace")]
+    assert pmfs[0] == pmfs[1]
+    code, out, _ = run(capsys, "lattice", "solve", "--n", "2", "--k", "1", "--eps", "1",
+                       "--mechanisms", "rnm-laplace,pf", "--json")
+    assert code == 0 and set(json.loads(out)["ratios"]) == {"rnm_laplace", "pf"}
+    code, _, err = run_cli_error(capsys, "select", "pmf", "--mechanism", "rnm", "--scores",
+                                 "0,-1", "--eps", "1")
+    assert code == 2 and "--mechanism" in err and "unknown mechanism" in err
+    assert len(err.strip().splitlines()) == 1
