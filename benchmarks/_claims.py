@@ -16,6 +16,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from optmech.tables import markdown_table
+
 __all__ = ["CLAIM_LINE", "Claim", "compare", "parse_claims", "read_claims"]
 
 _NUMBER = r"[-+0-9.e]+"
@@ -84,8 +86,8 @@ def main(argv=None) -> int:
             parser.error(f"no such file or folder: {path}")
     first, second = read_claims(args.first), read_claims(args.second)
     rows, failures = compare(first, second)
-    lines = ["| claim | first run | second run | second centre within the first's spread |",
-             "|---|---|---|---|"] + ["| " + " | ".join(row) + " |" for row in rows]
+    lines = markdown_table(["claim", "first run", "second run",
+                            "second centre within the first's spread"], rows)
     only = sorted(first.keys() ^ second.keys())
     lines += ["", f"{len(rows) - failures} of {len(rows)} claims reproduce"
               + (f"; in one run only: {', '.join(only)}" if only else "") + "."]

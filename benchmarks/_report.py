@@ -42,6 +42,7 @@ from benchmarks._timing import (
     ratio,
     settings,
 )
+from optmech.tables import markdown_table
 
 RESULTS = Path(__file__).resolve().parent / "results"
 QUICK_FOLDER = "quick"
@@ -178,20 +179,13 @@ def claim(key: str, text: str, value: Ratio | Runs | Draws, clock: str = "CPU") 
             f"{format_number(value.high)}] ({how})")
 
 
-def _cell(value: Any) -> str:
-    if isinstance(value, float):
-        return format_number(value)
-    return str(value)
-
-
 def write_table(name: str, title: str, headers: Sequence[str], rows: Sequence[Sequence[Any]],
                 notes: str = "", claims: Sequence[str] = ()) -> Path:
     """Write ``<results folder>/<name>.md`` (title, header line, table, claims, notes), print
     it, and start the load record of the next table."""
     lines = [f"## {title}", "", header_line(), "",
-             "| " + " | ".join(headers) + " |",
-             "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
+             *markdown_table(headers, [[format_number(v) if isinstance(v, float) else v
+                                        for v in row] for row in rows])]
     if claims:
         lines += ["", "Claims:", "", *claims]
     if notes:

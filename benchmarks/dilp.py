@@ -26,6 +26,7 @@ from benchmarks._report import (
 from lp_models.dilp import ring_dilp, ring_dilp_per_user
 from lp_models.program import solve
 from optmech.multiselect.dilp import solve_dilp
+from optmech.tables import markdown_table
 
 
 def scale_rows(quick: bool, claims: list):
@@ -106,9 +107,7 @@ def main(argv=None) -> None:
     convergence = convergence_rows(quick)
 
     def table(headers, rows):
-        return "\n".join(["| " + " | ".join(headers) + " |",
-                          "|" + "|".join("---" for _ in headers) + "|"]
-                         + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows])
+        return "\n".join(markdown_table(headers, rows))
 
     notes = "\n\n".join([
         ("Speed-ups (same process, same model, alternating runs; CPU seconds of the whole "

@@ -35,6 +35,7 @@ from benchmarks._report import (
 from lp_models.program import SolverError, dual_objective
 from lp_models.stopping import full_duals, full_primal, rank_payoff, stopping_lp
 from optmech.secretary import ConvergenceError, optimal_private_rule, rank_distribution, threshold
+from optmech.tables import markdown_table
 
 PAPER_CASES = [(0.5, 0.01, 1), (0.5, 0.05, 2), (1.0, 0.01, 1), (0.1, 0.05, 1),
                (0.1, 0.01, 2), (1.0, 0.0, 2), (0.1, 0.0, 1)]
@@ -158,14 +159,10 @@ def _rank_rows(quick: bool, claims: list):
 
 
 def _ratio_notes() -> str:
-    from optmech.reproduce.secretary import ratio_table
+    from optmech.reproduce.secretary import ratio_markdown, ratio_table
 
-    lines = ["### Ratio optimal / best p-mix, P(select the best)", "",
-             "| n | ε | δ | l | optimal | best p | p-mix | ratio |",
-             "|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {n} | {e:g} | {d:g} | {l} | {o:.6f} | {p:.6f} | {m:.6f} | {r:.4f} |"
-              for n, e, d, l, o, p, m, r, _ in ratio_table()]
-    return "\n".join(lines)
+    return "### Ratio optimal / best p-mix, P(select the best)\n\n" + ratio_markdown(
+        ratio_table())
 
 
 def main(argv=None) -> None:
@@ -181,8 +178,8 @@ def main(argv=None) -> None:
               "full LP (bound violation) and the multipliers give a dual bound on it (gap), "
               "both by lp_models.program."),
              "", "### Rank distribution of M*", "",
-             "| method | n | CPU s | speed-up (CPU) | accuracy |", "|---|---|---|---|---|"]
-    notes += [f"| {m} | {n} | {t} | {s} | {a} |" for m, n, t, s, a in rank_rows]
+             *markdown_table(["method", "n", "CPU s", "speed-up (CPU)", "accuracy"],
+                             rank_rows)]
     if not args.quick:
         notes += ["", _ratio_notes()]
     notes += ["", f"Peak memory of the benchmark process: {peak_rss_mib():.0f} MiB."]

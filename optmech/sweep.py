@@ -6,7 +6,9 @@ parameter dicts (the cells).  :func:`run_sweep` returns the results in cell orde
 result goes through one JSON round trip whatever the executor, so a cached result, a
 process-pool result and a Dask result are the same Python objects (a test checks local
 and Dask runs agree exactly).  A cell whose result holds NaN or infinity is an error
-(:class:`~optmech.validation.NonFiniteResultError`), never a stored number.
+(:class:`~optmech.validation.NonFiniteResultError`), never a stored number, except a value
+that is truly unbounded (:data:`~optmech.unbounded.UNBOUNDED`, stored as
+``{"unbounded": true}`` and read back as itself).
 
 Cache: with ``cache_dir`` each cell's result is stored as ``<key>.json``, the key being the
 sha256 of the function's qualified name, the cell's parameters and the optmech version.
@@ -39,7 +41,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from optmech._version import __version__
-from optmech.jsonable import to_jsonable
+from optmech.jsonable import from_json, to_jsonable
 from optmech.progress import progress
 from optmech.resources import usable_workers
 from optmech.validation import InvalidArgumentError, NonFiniteResultError, check_integer
@@ -64,8 +66,8 @@ def _qualified_name(fn: Callable) -> str:
 
 
 def _canonical(value) -> str:
-    """The JSON text of a plain value (sorted keys; NaN and infinity refused)."""
-    return json.dumps(value, sort_keys=True, allow_nan=False)
+    """The JSON text of a value (sorted keys; NaN and infinity refused, UNBOUNDED encoded)."""
+    return json.dumps(to_jsonable(value), sort_keys=True, allow_nan=False)
 
 
 def cell_key(fn: Callable, params: Mapping[str, Any]) -> str:
@@ -81,9 +83,9 @@ def _checksum(value) -> str:
 
 def _call(fn: Callable, params: Mapping[str, Any]):
     """Run one cell and normalise its result through JSON (same types on every executor)."""
-    value = to_jsonable(fn(**params))
+    value = fn(**params)
     try:
-        return json.loads(_canonical(value))
+        return from_json(_canonical(value))
     except ValueError:
         raise NonFiniteResultError(f"the sweep cell {dict(params)} returned a value that is "
                                    "not finite") from None
@@ -113,7 +115,7 @@ def _load(path: Path, key: str):
     if not valid:
         _note(f"cache entry {path.name} is damaged or from another version; recomputing it")
         return False, None
-    return True, entry["value"]
+    return True, from_json(_canonical(entry["value"]))
 
 
 def _store(cache_dir: Path | None, key: str, value) -> None:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from optmech.tables import markdown_table
 from proofs.papers import PAPERS as CITATIONS
 from proofs.registry import STATUSES, Outcome
 
-__all__ = ["DEFAULT_PATH", "anchor", "cell", "checkout_docs", "counts", "render", "summary",
+__all__ = ["DEFAULT_PATH", "anchor", "checkout_docs", "counts", "render", "summary",
            "write"]
 
 
@@ -40,10 +41,6 @@ def summary(outcomes: list[Outcome]) -> str:
     tally = counts(outcomes)
     return (f"{tally['total']} identities: "
             + ", ".join(f"{tally[s]} {s}" for s in STATUSES))
-
-
-def cell(text: str) -> str:
-    return text.replace("|", "\\|")
 
 
 def anchor(name: str) -> str:
@@ -74,13 +71,10 @@ def render(outcomes: list[Outcome]) -> str:
         "",
         f"**{summary(outcomes)}.**",
         "",
-        "| identity | status | method | source |",
-        "| --- | --- | --- | --- |",
+        *markdown_table(["identity", "status", "method", "source"],
+                        [(f"[`{o.identity.name}`](#{anchor(o.identity.name)})", o.status,
+                          o.identity.method, o.identity.source) for o in outcomes]),
     ]
-    for o in outcomes:
-        ident = o.identity
-        lines.append(f"| [`{ident.name}`](#{anchor(ident.name)}) | {o.status} | "
-                     f"{cell(ident.method)} | {cell(ident.source)} |")
     for paper in dict.fromkeys(o.identity.paper for o in outcomes):
         group = [o for o in outcomes if o.identity.paper == paper]
         known = CITATIONS.get(paper)

@@ -1,5 +1,7 @@
 """Running the ``optmech`` command in-process from the tests."""
 
+import re
+
 import pytest
 
 from optmech.cli import main
@@ -19,3 +21,12 @@ def run_cli_error(capsys, *argv):
         main(list(argv))
     out = capsys.readouterr()
     return stop.value.code, out.out, out.err
+
+
+# A progress status line off a terminal (optmech.progress): "optmech: <what>, 12 s".
+STATUS_LINE = re.compile(r"^optmech: (?!error: |warning: |note: |interrupted$).*, \d+ s$")
+
+
+def without_status(stderr: str) -> list[str]:
+    """The lines of ``stderr`` that are not progress status lines."""
+    return [line for line in stderr.splitlines() if not STATUS_LINE.match(line)]

@@ -15,7 +15,7 @@ rank  modules
 ====  =================================================================================
 0     ``lp_models``
 1     the shared helpers of ``optmech`` (``validation``, ``progress``, ``jsonable``,
-      ``resources``, ``sweep``, ``_version``, ``_lazy``)
+      ``resources``, ``sweep``, ``tables``, ``unbounded``, ``_version``, ``_lazy``)
 2     ``optmech.selection`` (with ``selection.exact``), the common mechanisms
 3     the areas: ``optmech.lattice``, ``multiselect``, ``secretary``, ``heterogeneous``,
       ``data``
@@ -39,8 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGES = ("lp_models", "optmech", "proofs")
-SHARED = ("optmech._lazy", "optmech._version", "optmech.validation", "optmech.progress", "optmech.jsonable",
-          "optmech.resources", "optmech.sweep")
+SHARED = ("optmech._lazy", "optmech._version", "optmech.validation", "optmech.progress",
+          "optmech.jsonable", "optmech.resources", "optmech.sweep", "optmech.tables",
+          "optmech.unbounded")
 AREAS = ("lattice", "multiselect", "secretary", "heterogeneous", "data")
 TOP = ("optmech", "optmech.__main__")
 

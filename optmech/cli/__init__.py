@@ -30,7 +30,7 @@ import sys
 import warnings
 
 from optmech._version import __version__
-from optmech.cli._common import OneLineParser, add_budget_flag, fail_usage, one_line
+from optmech.cli._common import OneLineParser, add_common_flags, fail_usage, one_line
 from optmech.validation import InvalidArgumentError
 
 __all__ = ["build_parser", "main"]
@@ -59,7 +59,7 @@ def build_parser() -> OneLineParser:
         if register is not None:
             register(subparsers)
     for leaf in _leaf_parsers(parser):
-        add_budget_flag(leaf)
+        add_common_flags(leaf)
         leaf.set_defaults(_options=frozenset(
             s for action in leaf._actions for s in action.option_strings))
     return parser
@@ -96,6 +96,7 @@ def _fail(message: str, status: int = 1) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from optmech.progress import reporting
     from optmech.resources import memory_budget
 
     parser = build_parser()
@@ -107,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("error", UserWarning)
             args = parser.parse_args(argv)
             options = args._options
-            with memory_budget(args.max_memory):
+            with reporting(lines=True, quiet=args.quiet), memory_budget(args.max_memory):
                 return int(args.func(args) or 0)
     except InvalidArgumentError as error:
         fail_usage(str(_cli_spelling(error, options)))

@@ -9,25 +9,25 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 from optmech.jsonable import to_jsonable
+from optmech.unbounded import Unbounded
 from optmech.validation import InvalidArgumentError, NonFiniteResultError
 
 __all__ = [
     "MAX_GRID_POINTS",
     "MAX_LIST_LENGTH",
     "OneLineParser",
-    "add_budget_flag",
+    "add_common_flags",
     "add_json_flag",
     "add_sweep_flags",
     "emit",
     "fail_usage",
     "float_list",
     "float_range",
-    "format_table",
     "int_list",
     "integer",
     "names",
@@ -251,8 +251,9 @@ def add_sweep_flags(parser: argparse.ArgumentParser) -> None:
                         help="cache finished cells here, so an interrupted sweep resumes")
 
 
-def add_budget_flag(parser: argparse.ArgumentParser) -> None:
-    """``--max-memory`` (every command): the memory budget of :mod:`optmech.resources`."""
+def add_common_flags(parser: argparse.ArgumentParser) -> None:
+    """The options of every command: ``--max-memory`` (the memory budget of
+    :mod:`optmech.resources`) and ``--quiet`` (no progress on stderr)."""
     from optmech.resources import parse_size
 
     def size(text: str) -> int:
@@ -264,6 +265,9 @@ def add_budget_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-memory", type=size, default=None, metavar="SIZE",
                         help="refuse work estimated to need more memory than this (e.g. "
                              "16GiB; default: half the memory available)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress on stderr (a bar on a terminal, a status line "
+                             "every few seconds otherwise); errors are still reported")
 
 
 def sweep_options(args: argparse.Namespace) -> dict:
@@ -284,47 +288,24 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
                         help="print one JSON object instead of a table")
 
 
-# A text table longer than this shows its first and last rows only (``--json`` has them all).
-TABLE_ROWS = 1000
-TABLE_ENDS = 20
-
-
-def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """An aligned text table (``tabulate``, "simple" style): text columns to the left,
-    numbers to the right, floats with 10 significant digits.  Beyond ``TABLE_ROWS`` rows,
-    the first and last ``TABLE_ENDS`` are shown around a row of dots, and a last line says
-    how many there are."""
-    from tabulate import tabulate
-
-    def cell(v):
-        if isinstance(v, (np.generic, np.ndarray)):
-            v = v.tolist()
-        return f"{v:.10g}" if isinstance(v, float) else v
-
-    total = len(rows)
-    shown = rows if total <= TABLE_ROWS else [*rows[:TABLE_ENDS], *rows[total - TABLE_ENDS:]]
-    body = [[cell(v) for v in row] for row in shown]
-    if total > TABLE_ROWS:
-        body.insert(TABLE_ENDS, ["..."] * len(headers))
-    table = tabulate(body, headers=list(headers), tablefmt="simple", disable_numparse=True,
-                     colalign=_alignments(shown, len(headers)))
-    if total > TABLE_ROWS:
-        table += f"\n({total} rows, {2 * TABLE_ENDS} shown; --json prints every one)"
-    return table
-
-
-def _alignments(rows: Sequence[Sequence[Any]], width: int) -> tuple[str, ...]:
-    """Right for a column of numbers, left otherwise."""
-    def numeric(v):
-        return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-
-    return tuple("right" if len(rows) and all(numeric(row[i]) for row in rows) else "left"
-                 for i in range(width))
+def _label(item, index: int) -> str:
+    """How a list item is named in an error: its ``area:key``, ``key``, ``id`` or ``name``
+    when it is an object that has one (``results[heterogeneous:rnmh-exp-loss]``), else its
+    index."""
+    if isinstance(item, dict):
+        if isinstance(item.get("area"), str) and isinstance(item.get("key"), str):
+            return f"{item['area']}:{item['key']}"
+        for field in ("key", "id", "name"):
+            if isinstance(item.get(field), str) and item[field]:
+                return item[field]
+    return str(index)
 
 
 def _non_finite(value, path: str = "") -> str | None:
     """The key path of the first NaN, infinity or None inside ``value`` (dicts, lists,
-    tuples, numpy arrays and scalars; a numeric array is checked in one vectorised pass)."""
+    tuples, numpy arrays and scalars; a numeric array is checked in one vectorised pass).
+    A truly unbounded result (:data:`~optmech.unbounded.UNBOUNDED`) is a value, not a
+    fault."""
     if isinstance(value, dict):
         for key, item in value.items():
             found = _non_finite(item, f"{path}.{key}" if path else str(key))
@@ -338,9 +319,11 @@ def _non_finite(value, path: str = "") -> str | None:
         return None if bad.size == 0 else path + "".join(f"[{i}]" for i in bad[0])
     if isinstance(value, (list, tuple, np.ndarray)):
         for i, item in enumerate(value):
-            found = _non_finite(item, f"{path}[{i}]")
+            found = _non_finite(item, f"{path}[{_label(item, i)}]")
             if found is not None:
                 return found
+        return None
+    if isinstance(value, Unbounded):
         return None
     if value is None or (isinstance(value, (float, np.floating)) and not math.isfinite(value)):
         return path or "the result"
@@ -364,7 +347,10 @@ def emit(args: argparse.Namespace, payload: dict, render: Callable[[dict], str])
     A key whose value is None (undefined for this input: a paper value a new result does
     not have, a bound that does not exist) is left out of the JSON, at any depth, never
     printed as null; a payload holding NaN or infinity anywhere, or None inside a list, is
-    refused (:class:`NonFiniteResultError`, exit status 1) in both forms."""
+    refused (:class:`NonFiniteResultError`, exit status 1, naming the value by its key
+    path, list items by their ``area:key``/``key``/``name`` where they have one) in both
+    forms.  A truly unbounded result (:data:`~optmech.unbounded.UNBOUNDED`) is printed as
+    ``{"unbounded": true}`` in JSON and ``∞`` in tables."""
     defined = without_undefined(payload)
     bad = _non_finite(defined)
     if bad is not None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from optmech.cli._common import add_json_flag, emit, format_table, positive_float, positive_int
+from optmech.cli._common import add_json_flag, emit, positive_float, positive_int
 from optmech.data.datasets import DATASETS, load_histogram
 from optmech.data.tasks import TASKS, error_ratio, expected_errors, get_task
+from optmech.tables import text_table
 
 ACTIONS = ("error",)
 KEYS = {"pf": "pf", "em": "em", "rnm-laplace": "rnm_laplace"}
@@ -43,7 +44,7 @@ def _render(args: argparse.Namespace, bins: int, total: int):
     def render(payload: dict) -> str:
         head = (f"{args.dataset}: {bins} bins, {total} individuals; task {args.task}; "
                 f"eps {args.eps:g}{'; monotonic' if args.monotonic else ''}")
-        table = format_table(["mechanism", "expected error"],
+        table = text_table(["mechanism", "expected error"],
                              [(k, payload[k]) for k in KEYS.values()])
         return f"{head}\n{table}\nEM/PF ratio: {payload['ratio_em_pf']:.6g}"
     return render

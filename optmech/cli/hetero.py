@@ -10,7 +10,6 @@ from optmech.cli._common import (
     add_sweep_flags,
     emit,
     float_range,
-    format_table,
     names,
     output_file,
     positive_int,
@@ -18,6 +17,7 @@ from optmech.cli._common import (
     sweep_options,
 )
 from optmech.heterogeneous import MECHANISM_NAMES
+from optmech.tables import text_table
 
 # argparse type: comma-separated names, either spelling (rnm-laplace, rnm_laplace)
 mechanism_list = names(MECHANISM_NAMES, many=True)
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
                               else f"{p['trials']} trials, 95% CI"))
         rows = [(r["mechanism"], r["epsilon"], r["mse"], r["ci_low"], r["ci_high"])
                 for r in p["results"]]
-        return head + "\n" + format_table(["mechanism", "epsilon", "mse", "ci_low", "ci_high"],
+        return head + "\n" + text_table(["mechanism", "epsilon", "mse", "ci_low", "ci_high"],
                                           rows)
 
     emit(args, payload, render)

@@ -23,13 +23,13 @@ from optmech.cli._common import (
     add_sweep_flags,
     emit,
     float_range,
-    format_table,
     int_list,
     names,
     output_file,
     positive_float,
     sweep_options,
 )
+from optmech.tables import text_table
 
 WEIGHTINGS = ("lattice", "cube")
 CONSTRAINTS = ("regular", "paper")
@@ -224,7 +224,7 @@ def run_solve(args: argparse.Namespace) -> int:
                 ("solve seconds", f"{p['solve_seconds']:.3f}")]
         label = "optimality" if p["objective"] == "sum" else p["objective"]
         rows += [(f"{label} ratio {name}", value) for name, value in p["ratios"].items()]
-        return format_table(["quantity", "value"], rows)
+        return text_table(["quantity", "value"], rows)
 
     emit(args, payload, render)
     return 0
@@ -262,7 +262,7 @@ def run_bound(args: argparse.Namespace) -> int:
                 ("upper point's max violation", f"{p['max_violation']:.1e}")]
         rows += [(f"optimality ratio {name}", f"[{lo:.8g}, {hi:.8g}]")
                  for name, (lo, hi) in p["ratios"].items()]
-        return format_table(["quantity", "value"], rows)
+        return text_table(["quantity", "value"], rows)
 
     emit(args, payload, render)
     return 0
@@ -314,7 +314,7 @@ def run_ratio(args: argparse.Namespace) -> int:
     def render(p):
         rows = [(c.n, c.k, f"{eps:g}", *row(c, i))
                 for c in curves for i, eps in enumerate(c.epsilons)]
-        table = format_table(["n", "k", "epsilon", *headers], rows)
+        table = text_table(["n", "k", "epsilon", *headers], rows)
         return table + (f"\nplot written to {p['plot']}" if p["plot"] else "")
 
     emit(args, payload, render)

@@ -8,7 +8,6 @@ from optmech.cli._common import (
     add_actions,
     add_json_flag,
     emit,
-    format_table,
     number,
     output_file,
     positive_float,
@@ -16,6 +15,7 @@ from optmech.cli._common import (
     seed,
 )
 from optmech.multiselect.offsets import DISUTILITIES
+from optmech.tables import text_table
 from optmech.validation import InvalidArgumentError
 
 ACTIONS = ("cost", "dilp", "sample")
@@ -101,7 +101,7 @@ def run_cost(args: argparse.Namespace) -> int:
         if "bound" in p:
             lines.append(f"Theorem 24 bound: {p['bound']:.6g}")
         offsets = p["offsets"]
-        lines.append(format_table(["i", "offset"],
+        lines.append(text_table(["i", "offset"],
                                   np.column_stack([np.arange(1, offsets.size + 1), offsets])))
         return "\n".join(lines)
 
@@ -137,7 +137,7 @@ def run_dilp(args: argparse.Namespace) -> int:
                 f"{p['num_cols']} columns x {p['num_rows']} rows, "
                 f"{p['solve_seconds']:.2f} s")
         offsets = "optimal offsets: " + ", ".join(f"{a:.6g}" for a in p["offsets"])
-        return "\n".join([head, format_table(["quantity", "value"], rows), offsets])
+        return "\n".join([head, text_table(["quantity", "value"], rows), offsets])
 
     emit(args, payload, render)
     return 0
@@ -153,7 +153,7 @@ def run_sample(args: argparse.Namespace) -> int:
     payload = {"exact": protocol.cost, "mean": estimate.mean,
                "standard_error": estimate.standard_error, "size": estimate.size,
                "offsets": protocol.offsets}
-    emit(args, payload, lambda p: format_table(
+    emit(args, payload, lambda p: text_table(
         ["exact cost", "Monte Carlo mean", "standard error", "runs"],
         [(p["exact"], p["mean"], p["standard_error"], p["size"])]))
     return 0

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from optmech.cli._common import add_json_flag, emit, format_table, output_dir
+from optmech.cli._common import add_json_flag, emit, output_dir
+from optmech.tables import text_table
 
 
 def register(subparsers) -> None:
@@ -41,8 +42,8 @@ def run(args: argparse.Namespace) -> int:
     def table(_payload):
         rows = [(run.area, len(run.results),
                  *(sum(r.status == s for r in run.results) for s in ("match", "differs", "new")),
-                 run.seconds) for run in runs]
-        text = format_table(["area", "results", "match", "differs", "new", "seconds"], rows)
+                 round(run.seconds, 1)) for run in runs]
+        text = text_table(["area", "results", "match", "differs", "new", "seconds"], rows)
         text += f"\n\nreport: {report}"
         if failures:
             text += f"\n{len(failures)} unexplained difference(s):\n" + "\n".join(

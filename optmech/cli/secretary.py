@@ -11,12 +11,12 @@ from optmech.cli._common import (
     add_actions,
     add_json_flag,
     emit,
-    format_table,
     integer,
     number,
     output_file,
     positive_float,
 )
+from optmech.tables import text_table
 
 __all__ = ["register"]
 
@@ -107,7 +107,7 @@ def run_profile(args: argparse.Namespace) -> int:
                 ("threshold t_n", p["threshold"])]
         head = f"p-mix of M* and blind choice: n={p['n']}, p={p['p']:g}, l={p['l']}, " \
                f"{fixed}={given[1]:g}"
-        return head + "\n" + format_table(["quantity", "value"], rows)
+        return head + "\n" + text_table(["quantity", "value"], rows)
 
     emit(args, payload, render)
     return 0
@@ -157,8 +157,8 @@ def run_optimal(args: argparse.Namespace) -> int:
                 f"{p['method']}: {p['iterations']} iterations, {p['seconds']:.2f} s")
         ranks = [(k + 1, float(a), float(b)) for k, (a, b) in
                  enumerate(zip(p["rank_distribution"][:10], p["pmix_rank_distribution"][:10]))]
-        return "\n".join([head, format_table(["quantity", "value"], rows), "",
-                          format_table(["rank", "optimal rule", "best p-mix"], ranks)])
+        return "\n".join([head, text_table(["quantity", "value"], rows), "",
+                          text_table(["rank", "optimal rule", "best p-mix"], ranks)])
 
     emit(args, payload, render)
     return 0

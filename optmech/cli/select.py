@@ -12,7 +12,6 @@ from optmech.cli._common import (
     emit,
     fail_usage,
     float_list,
-    format_table,
     int_list,
     integer,
     names,
@@ -22,6 +21,7 @@ from optmech.cli._common import (
 )
 from optmech.resources import require_memory
 from optmech.selection.mechanisms import MECHANISMS, make_mechanism
+from optmech.tables import text_table
 
 ACTIONS = ("pmf", "error", "sample", "em-pf-search")
 
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "pmf":
         probs = mechanism.pmf(args.scores)
         emit(args, {"pmf": probs},
-             lambda p: format_table(["candidate", "score", "probability"],
+             lambda p: text_table(["candidate", "score", "probability"],
                                     [(i, s, float(v)) for i, (s, v)
                                      in enumerate(zip(args.scores, p["pmf"]))]))
     elif args.action == "error":
@@ -122,7 +122,7 @@ def run_search(args: argparse.Namespace) -> int:
     def render(p):
         rows = [(r["n"], f"{r['epsilon']:g}", f"{r['ratio']:.15g}", f"{r['deficit']:.3e}",
                  r["family"], r["evaluations"]) for r in p["searches"]]
-        table = format_table(["n", "epsilon", "largest ratio", "2 - ratio", "found by",
+        table = text_table(["n", "epsilon", "largest ratio", "2 - ratio", "found by",
                               "evaluations"], rows)
         return (table + f"\nlargest ratio found {p['largest_ratio']:.15g} (n = {p['n']}, "
                         f"eps = {p['epsilon']:g}); the supremum over all score vectors is 2, "

@@ -18,6 +18,7 @@ from pathlib import Path
 import optmech.reproduce as package
 from optmech.progress import progress
 from optmech.reproduce import Result
+from optmech.tables import markdown_table
 
 __all__ = ["AreaRun", "areas", "coverage_section", "render_report", "run_areas"]
 
@@ -41,20 +42,14 @@ def run_areas(names: list[str], quick: bool, out: Path) -> list[AreaRun]:
     """Run each area's ``run(quick, out)`` in turn."""
     out.mkdir(parents=True, exist_ok=True)
     runs = []
-    for name in progress(names, desc="reproduce"):
+    bar = progress(names, desc="reproduce")
+    for name in bar:
+        bar.set_postfix_str(name)
         module = importlib.import_module(f"optmech.reproduce.{name}")
         start = time.perf_counter()
         results = list(module.run(quick=quick, out=out))
         runs.append(AreaRun(name, results, time.perf_counter() - start))
     return runs
-
-
-def _value(v) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return str(v)
 
 
 def _status(r: Result) -> str:
@@ -121,14 +116,11 @@ def render_report(runs: list[AreaRun], quick: bool) -> str:
               f"explanation, {sum(r.status == 'new' for r in results)} new, {len(bad)} "
               f"unexplained.**", ""]
     for run in runs:
+        rows = [(f"`{run.area}:{r.key}`" if r.key else "", r.name, r.source, r.paper, r.ours,
+                 r.tolerance, _status(r), f"[{r.figure}]({r.figure})" if r.figure else "")
+                for r in run.results]
         lines += [f"## {run.area}", "",
-                  "| key | result | source | paper | ours | tolerance | outcome | figure |",
-                  "|---|---|---|---|---|---|---|---|"]
-        for r in run.results:
-            figure = f"[{r.figure}]({r.figure})" if r.figure else ""
-            key = f"`{run.area}:{r.key}`" if r.key else ""
-            lines.append(f"| {key} | {r.name} | {r.source} | {_value(r.paper)} | "
-                         f"{_value(r.ours)} | {_value(r.tolerance)} | {_status(r)} | {figure} |")
-        lines.append("")
+                  *markdown_table(["key", "result", "source", "paper", "ours", "tolerance",
+                                   "outcome", "figure"], rows), ""]
     lines += coverage_section(runs, quick)
     return "\n".join(lines)

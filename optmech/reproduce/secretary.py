@@ -33,6 +33,7 @@ from optmech.secretary import (
     rank_distribution_exact,
     threshold,
 )
+from optmech.tables import markdown_table
 from proofs.papers import cite
 
 __all__ = ["RATIO_GRID", "ratio_table", "run"]
@@ -184,12 +185,12 @@ def ratio_table(ns=RATIO_GRID["n"], epsilons=RATIO_GRID["epsilon"],
     return rows
 
 
-def _ratio_markdown(rows) -> str:
-    lines = ["| n | ε | δ | l | optimal P(best) | best p | p-mix P(best) | ratio |",
-             "|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {n} | {e:g} | {d:g} | {l} | {o:.6f} | {p:.6f} | {m:.6f} | {r:.4f} |"
-              for n, e, d, l, o, p, m, r, _ in rows]
-    return "\n".join(lines) + "\n"
+def ratio_markdown(rows) -> str:
+    """The Markdown table of :func:`ratio_table`'s rows."""
+    body = [(n, f"{e:g}", f"{d:g}", l, f"{o:.6f}", f"{p:.6f}", f"{m:.6f}", f"{r:.4f}")
+            for n, e, d, l, o, p, m, r, _ in rows]
+    return "\n".join(markdown_table(["n", "ε", "δ", "l", "optimal P(best)", "best p",
+                                     "p-mix P(best)", "ratio"], body)) + "\n"
 
 
 def run(quick: bool, out: Path) -> list[Result]:
@@ -211,7 +212,7 @@ def run(quick: bool, out: Path) -> list[Result]:
 
     ns = (10, 30) if quick else RATIO_GRID["n"]
     rows = ratio_table(ns=ns)
-    (out / "secretary_ratio_table.md").write_text(_ratio_markdown(rows))
+    (out / "secretary_ratio_table.md").write_text(ratio_markdown(rows))
     for n, e, d, l, _, _, _, ratio, _ in rows:
         results.append(new_result(AREA, f"optimal / best p-mix P(best), n={n}, ε={e:g}, "
                                         f"δ={d:g}, l={l}", ratio))

@@ -27,6 +27,7 @@ import numpy as np
 
 from optmech.resources import require_memory
 from optmech.selection.mechanisms import as_mechanism
+from optmech.unbounded import UNBOUNDED, unbounded_if_infinite
 from optmech.validation import (
     InvalidArgumentError,
     as_real_array,
@@ -55,11 +56,12 @@ def _distributions(p, q) -> tuple[np.ndarray, np.ndarray]:
 
 
 def max_divergence(p, q) -> float:
-    """``max_r log(p_r / q_r)`` over outputs with ``p_r > 0`` (``inf`` if some ``q_r = 0``)."""
+    """``max_r log(p_r / q_r)`` over outputs with ``p_r > 0``
+    (:data:`~optmech.unbounded.UNBOUNDED`, equal to ``inf``, if some ``q_r = 0``)."""
     p, q = _distributions(p, q)
     support = p > 0
     if (q[support] == 0).any():
-        return math.inf
+        return UNBOUNDED
     return float(np.max(np.log(p[support]) - np.log(q[support]), initial=0.0))
 
 
@@ -130,7 +132,9 @@ def lattice_neighbours(scores, sensitivity=1.0, levels: int = 3, limit: int = 40
 @dataclass(frozen=True)
 class PrivacyCheck:
     """Largest privacy loss found: ``epsilon`` at ``output`` between ``scores`` and
-    ``neighbour``, over ``neighbours_checked`` neighbouring vectors."""
+    ``neighbour``, over ``neighbours_checked`` neighbouring vectors.  ``epsilon`` is
+    :data:`~optmech.unbounded.UNBOUNDED` (equal to ``inf``) when one of the two inputs
+    produces ``output`` and the other cannot: the mechanism is not ε'-DP for any ε'."""
 
     epsilon: float
     output: int
@@ -157,7 +161,10 @@ def realised_epsilon(mechanism, scores, sensitivity=None, neighbours=None,
     if isinstance(mechanism, str):
         raise InvalidArgumentError("mechanism", mechanism, "a mechanism object or a function "
                                                            "of the scores (not a name)")
-    pmf = as_mechanism(mechanism).pmf
+    # log probabilities from the mechanism's own logpmf: a probability below 2.2e-308 is a
+    # subnormal double with few significant bits, and log(pmf) there would misstate the
+    # loss (PF at a gap of 730 nats: 4e-8 too large)
+    logpmf = as_mechanism(mechanism).logpmf
     q = check_scores(scores)
     if sensitivity is None:
         sensitivity = getattr(mechanism, "sensitivity", 1.0)
@@ -173,16 +180,15 @@ def realised_epsilon(mechanism, scores, sensitivity=None, neighbours=None,
             or not np.isfinite(neighbours).all():
         raise InvalidArgumentError("neighbours", neighbours,
                                    f"finite score vectors of {q.size} candidates")
-    base = np.asarray(pmf(q), dtype=float)
     best = (-math.inf, 0, q)
     with np.errstate(divide="ignore", invalid="ignore"):
-        log_base = np.log(base)
+        log_base = np.asarray(logpmf(q), dtype=float)
         for other in neighbours:
-            log_other = np.log(np.asarray(pmf(other), dtype=float))
+            log_other = np.asarray(logpmf(other), dtype=float)
             gap = np.abs(log_base - log_other)
-            gap[(base == 0) & (log_other == -np.inf)] = 0.0
+            gap[(log_base == -np.inf) & (log_other == -np.inf)] = 0.0
             r = int(np.argmax(gap))
             if gap[r] > best[0]:
                 best = (float(gap[r]), r, other)
-    return PrivacyCheck(epsilon=max(best[0], 0.0), output=best[1], scores=q,
-                        neighbour=np.array(best[2]), neighbours_checked=len(neighbours))
+    return PrivacyCheck(epsilon=unbounded_if_infinite(max(best[0], 0.0)), output=best[1],
+                        scores=q, neighbour=np.array(best[2]), neighbours_checked=len(neighbours))

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from optmech.tables import markdown_table
 from proofs.claims import OUTCOMES, Claim, claims, coverage
 from proofs.papers import PAPERS
-from proofs.report import anchor, cell
+from proofs.report import anchor
 
 __all__ = ["coverage_table", "references", "render", "summary", "write"]
 
@@ -28,14 +29,12 @@ def summary(selected: tuple[Claim, ...]) -> str:
 
 def coverage_table(selected: tuple[Claim, ...]) -> list[str]:
     """A Markdown table: one row per paper (counts per outcome) and the total."""
-    lines = ["| paper | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
-    papers = list(dict.fromkeys(c.paper for c in selected))
-    for paper in papers + [None]:
-        group = tuple(c for c in selected if paper is None or c.paper == paper)
-        tally = coverage(group)
-        name = "**all**" if paper is None else PAPERS[paper].short
-        lines.append(f"| {name} | " + " | ".join(str(tally[c]) for c in COLUMNS) + " |")
-    return lines
+    rows = []
+    for paper in [*dict.fromkeys(c.paper for c in selected), None]:
+        tally = coverage(tuple(c for c in selected if paper is None or c.paper == paper))
+        rows.append(("**all**" if paper is None else PAPERS[paper].short,
+                     *(tally[c] for c in COLUMNS)))
+    return markdown_table(["paper", *COLUMNS], rows)
 
 
 def references(claim: Claim, identities_link: str = "identities.md") -> str:
@@ -73,11 +72,9 @@ def render(selected: tuple[Claim, ...] | None = None) -> str:
     for paper in dict.fromkeys(c.paper for c in selected):
         group = [c for c in selected if c.paper == paper]
         lines += ["", f"## {PAPERS[paper].title}", "", f"Paper: {PAPERS[paper].citation}.",
-                  "", "| id | where | kind | claim | outcome | checked by |",
-                  "|---|---|---|---|---|---|"]
-        for c in group:
-            lines.append(f"| `{c.id}` | {cell(c.location)} | {c.kind} | {cell(c.statement)} | "
-                         f"{c.outcome} | {cell(references(c))} |")
+                  "", *markdown_table(["id", "where", "kind", "claim", "outcome", "checked by"],
+                                      [(f"`{c.id}`", c.location, c.kind, c.statement, c.outcome,
+                                        references(c)) for c in group])]
         notes = [c for c in group if c.note]
         if notes:
             lines += ["", "Notes:", ""]

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from optmech.cli._common import emit
+from optmech.unbounded import UNBOUNDED
 from optmech.validation import NonFiniteResultError
 
 
@@ -36,3 +37,23 @@ def test_arrays_print_as_lists_and_undefined_keys_are_left_out(capsys):
     assert json.loads(_emit(payload, capsys)) == {
         "pmf": [0.25, 0.75], "n": 2, "flags": [True, False], "nested": {"value": 0.5}}
     assert _emit(payload, capsys, json_output=False) == "table\n"
+
+
+def test_an_unbounded_result_is_a_value_in_json_and_in_tables(capsys):
+    payload = {"loss": UNBOUNDED, "rows": [{"key": "a", "ours": UNBOUNDED}]}
+    assert json.loads(_emit(payload, capsys)) == {
+        "loss": {"unbounded": True}, "rows": [{"key": "a", "ours": {"unbounded": True}}]}
+    emit(argparse.Namespace(json=False), payload, lambda p: f"{p['loss']}")
+    assert capsys.readouterr().out == "∞\n"
+
+
+@pytest.mark.parametrize("payload, where", [
+    ({"results": [{"area": "a", "key": "ok", "ours": 1.0},
+                  {"area": "heterogeneous", "key": "rnmh-exp-loss", "ours": float("inf")}]},
+     "results[heterogeneous:rnmh-exp-loss].ours"),
+    ({"identities": [{"name": "x.y", "value": np.nan}]}, "identities[x.y].value"),
+    ({"claims": [{"id": "pf.fig2", "ratio": -np.inf}]}, "claims[pf.fig2].ratio"),
+])
+def test_a_non_finite_value_in_a_named_row_is_refused_with_the_row_name(payload, where, capsys):
+    with pytest.raises(NonFiniteResultError, match=f"the result {re.escape(where)} "):
+        _emit(payload, capsys)

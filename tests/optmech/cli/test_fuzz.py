@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from optmech.cli import main
+from tests.cli_helpers import without_status
 
 EXAMPLES = int(os.environ.get("OPTMECH_FUZZ_EXAMPLES", "25"))
 # Commands whose valid runs take a second or so get fewer examples in the default suite.
@@ -92,7 +93,7 @@ def _nulls(value) -> bool:
 def check_contract(argv: list[str]) -> None:
     code, out, err = run(argv)
     shown = " ".join(argv)
-    lines = [line for line in err.splitlines() if line.strip()]
+    lines = [line for line in without_status(err) if line.strip()]
     notes = [line for line in lines
              if line.startswith(("optmech: note:", "optmech: warning:"))]
     errors = [line for line in lines if line.startswith("optmech: error:")]

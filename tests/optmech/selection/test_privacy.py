@@ -30,6 +30,17 @@ def test_pf_and_em_never_exceed_epsilon(scores, eps, sensitivity, monotonic):
         assert check.satisfies(eps), (cls.__name__, check)
 
 
+def test_subnormal_probabilities_do_not_inflate_the_realised_loss():
+    """PF at a gap of about 730 nats: the pmf of the far candidate is a subnormal double
+    (1.6e-318, a few significant bits); the loss is read from logpmf, where it is exact to
+    rounding.  The loss between the two vectors is eps * shift / sensitivity (4.5 exactly
+    here), computed as log(pmf) it came out 4.5 + 4.1e-8."""
+    mech = PermuteAndFlip(4.5, 0.1015625, monotonic=True)
+    check = realised_epsilon(mech, [4.5, -12.0], neighbours=[[4.5, -11.8984375]])
+    assert mech.pmf([4.5, -12.0])[1] < 2.2e-308
+    assert check.epsilon == pytest.approx(4.5, rel=1e-12)
+
+
 @settings(max_examples=15, deadline=None)
 @given(st.lists(st.floats(-5, 5), min_size=2, max_size=4), st.floats(0.2, 3))
 def test_rnm_laplace_and_randomized_response_never_exceed_epsilon(scores, eps):

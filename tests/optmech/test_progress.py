@@ -1,0 +1,91 @@
+"""Progress off a terminal: status lines from the command, nothing from a library call,
+nothing with --quiet, and stdout untouched."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from optmech import progress as progress_module
+from optmech.progress import progress, reporting
+
+
+@pytest.fixture
+def lines(capsys):
+    """Status lines on, every 0.05 s; restored afterwards."""
+    with reporting(lines=True, quiet=False, interval=0.05):
+        yield capsys
+
+
+def test_a_library_call_off_a_terminal_writes_nothing(capsys):
+    for _ in progress(range(3), desc="quiet by default"):
+        time.sleep(0.02)
+    assert capsys.readouterr().err == ""
+
+
+def test_status_lines_name_the_nested_loops_and_the_current_item(lines):
+    outer = progress(["a", "b"], desc="outer")
+    for name in outer:
+        outer.set_postfix_str(name)
+        for _ in progress(range(3), desc="inner"):
+            time.sleep(0.06)
+    err = lines.readouterr().err.splitlines()
+    assert err, "no status line written"
+    assert all(line.startswith("optmech: outer ") and line.endswith(" s") for line in err)
+    assert any(" > inner " in line and "(b)" in line for line in err)
+
+
+def test_a_single_long_step_still_gets_status_lines(lines):
+    with progress(desc="one long step") as bar:
+        bar.set_postfix_str("lower 0.4, upper 0.5")
+        time.sleep(0.3)
+    err = lines.readouterr().err.splitlines()
+    assert len(err) >= 2
+    assert err[0].startswith("optmech: one long step (lower 0.4, upper 0.5), ")
+
+
+def test_quiet_wins(capsys):
+    with reporting(lines=True, quiet=True, interval=0.01):
+        for _ in progress(range(3), desc="x", enabled=True):
+            time.sleep(0.03)
+    assert capsys.readouterr().err == ""
+
+
+def test_a_forked_child_reports_nothing():
+    with reporting(lines=True, interval=0.01):
+        pid = os.fork()
+        if pid == 0:                                  # pragma: no cover - the child
+            os._exit(0 if progress_module._REPORTER.lines is False else 1)
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def _command(*extra):
+    env = dict(os.environ, OPTMECH_PROGRESS_SECONDS="0.2")
+    return subprocess.run([sys.executable, "-m", "optmech", "select", "em-pf-search",
+                           "--n", "2,5,20", "--eps", "0.5,1", "--starts", "3", "--seed", "0",
+                           "--json", *extra], capture_output=True, text=True, env=env,
+                          timeout=300)
+
+
+def test_the_command_reports_off_a_terminal_and_keeps_stdout_clean():
+    done = _command()
+    assert done.returncode == 0, done.stderr
+    json.loads(done.stdout)
+    err = done.stderr.splitlines()
+    assert err and all(line.startswith("optmech: EM/PF ratio search ") for line in err), err
+
+
+def test_quiet_silences_the_command():
+    done = _command("--quiet")
+    assert done.returncode == 0 and done.stderr == ""
+    json.loads(done.stdout)
+
+
+def test_settings_come_back_after_the_block():
+    with reporting(lines=True, quiet=True, interval=1.0):
+        pass
+    assert (progress_module._REPORTER.lines, progress_module._REPORTER.quiet) == (False, False)

@@ -1,0 +1,65 @@
+"""The one table renderer: Markdown cells escaped, every row as wide as its header."""
+
+import math
+
+import numpy as np
+import pytest
+
+from optmech.tables import TABLE_ENDS, TABLE_ROWS, cell_text, markdown_table, text_table
+from optmech.unbounded import UNBOUNDED
+
+
+def _cells(line: str) -> list[str]:
+    """The cells of one Markdown table row as a GFM renderer splits them (unescaped ``|``)."""
+    inner = line.strip()[1:-1]
+    cells, current, i = [], "", 0
+    while i < len(inner):
+        if inner[i] == "\\" and i + 1 < len(inner) and inner[i + 1] == "|":
+            current += "|"
+            i += 2
+            continue
+        if inner[i] == "|":
+            cells.append(current.strip())
+            current = ""
+        else:
+            current += inner[i]
+        i += 1
+    return cells + [current.strip()]
+
+
+def test_pipes_and_line_breaks_in_cells_cannot_shift_the_columns():
+    rows = [("largest |ratio - 1|", 5.55e-16, "match"), ("a\nb", None, "x | y"),
+            ("already \\| escaped", UNBOUNDED, "`code | span`")]
+    lines = markdown_table(["check", "value", "outcome"], rows)
+    assert [len(_cells(line)) for line in lines] == [3] * 5
+    assert _cells(lines[2]) == ["largest |ratio - 1|", "5.55e-16", "match"]
+    assert _cells(lines[3]) == ["a b", "—", "x | y"]
+    assert _cells(lines[4]) == ["already | escaped", "∞", "`code | span`"]
+
+
+def test_a_row_of_the_wrong_width_is_an_error():
+    with pytest.raises(ValueError, match="2 cells for 3 columns"):
+        markdown_table(["a", "b", "c"], [(1, 2)])
+
+
+def test_alignment_rule():
+    assert markdown_table(["a", "b"], [], align=["left", "right"])[1] == "|:---|---:|"
+
+
+@pytest.mark.parametrize("value, text", [
+    (None, "—"), (UNBOUNDED, "∞"), (0.1 + 0.2, "0.3"), (np.float64(2.5), "2.5"),
+    (np.int64(3), "3"), ("x", "x"), (1e-300, "1e-300")])
+def test_cell_text(value, text):
+    assert cell_text(value) == text
+
+
+def test_cell_text_digits():
+    assert cell_text(math.pi, 10) == "3.141592654"
+
+
+def test_long_text_tables_show_their_ends():
+    rows = [(i, float(i)) for i in range(TABLE_ROWS + 5)]
+    text = text_table(["i", "x"], rows)
+    body = text.splitlines()
+    assert body[-1] == f"({TABLE_ROWS + 5} rows, {2 * TABLE_ENDS} shown; --json prints every one)"
+    assert len(body) == 2 + 2 * TABLE_ENDS + 1 + 1
