@@ -1,11 +1,13 @@
-"""Every example in the user guide runs and prints what the guide says (doctest)."""
+"""Every Python example in README.md and the user guide runs and prints what the document
+says (doctest)."""
 
 import doctest
 from pathlib import Path
 
 import pytest
 
-GUIDES = sorted((Path(__file__).resolve().parent.parent / "docs" / "guide").glob("*.md"))
+ROOT = Path(__file__).resolve().parent.parent
+GUIDES = [ROOT / "README.md", *sorted((ROOT / "docs" / "guide").glob("*.md"))]
 
 
 @pytest.mark.parametrize("guide", GUIDES, ids=[g.stem for g in GUIDES])
