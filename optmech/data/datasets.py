@@ -144,8 +144,9 @@ def load_histogram(dataset, bins: int | None = None) -> np.ndarray:
     one of the shapes of :mod:`optmech.data.csv_counts` (one count per line, optionally
     under a header line; one comma-separated line; a header naming a ``count`` column).
     ``bins``: coarsen to this many bins with :func:`coarsen` (None: keep the file's bins;
-    the paper uses ``PAPER_BINS = 1024``).  Returns an ``int64`` array; missing files, unreadable files,
-    negative or non-integer counts and empty histograms raise :class:`InvalidArgumentError`.
+    the paper uses ``PAPER_BINS = 1024``).  Returns an ``int64`` array; missing files,
+    unreadable files, other CSV shapes, negative or non-integer counts and empty histograms
+    raise :class:`InvalidArgumentError`.
     """
     name = str(dataset).upper()
     if name in _FILES:

@@ -210,7 +210,8 @@ def _ratio_rises(points: int) -> Result:
         AREA, f"Figures 5-6: EM/PF ratio rises with eps on each dataset and task ({points}-point "
         "authors' grid, EM error from large to 1 in the paper's units)",
         cite("permute-and-flip", "Appendix G, Figures 5-6"), "rises from ~1 to ~2",
-        f"rising on all {len(lows)} curves: {rising}; first points {min(lows):.3f}..{max(lows):.3f}, "
+        f"rising on all {len(lows)} curves: {rising}; first points "
+        f"{min(lows):.3f}..{max(lows):.3f}, "
         f"last points {min(highs):.3f}..{max(highs):.3f}", rising and max(lows) < 1.4
         and min(highs) > CLOSE_TO_TWO, key="figures-5-6-ratio-rises")
 

@@ -274,7 +274,8 @@ CLAIMS = (
                "simulation; printed 2.79).",
           evidence=(
               Evidence("exact sums over the stopping time and the draws (SymPy, mpmath), the "
-                       "corrected ratio's limit and bound", "heterogeneous.appendix_b_rs_exponential"),
+                       "corrected ratio's limit and bound",
+                       "heterogeneous.appendix_b_rs_exponential"),
               Evidence("Monte Carlo: 2·10⁶ runs of the mechanism per dataset, 99% interval",
                        f"{R}appendix-b-monte-carlo")),
           text=ONE_VERSION + "the displays are legible in the rendering (the binomial sum "

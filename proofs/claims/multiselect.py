@@ -123,7 +123,8 @@ CLAIMS = (
               Evidence("exact fractions: (1 − 1/10)/(1 + 1/10) × f̂(1, 3), f̂ from the "
                        "closed form 1/(εb)", "multiselect.section_2_3_2_plot_constant"),
               Evidence("multi-start numerical minimisation of equation (14) over all offsets "
-                       "(f̂(ε, k) = f̂(1, k)/ε): the closed form 1/(εb) is the minimum", f"{T_MS}/test_offsets.py::test_closed_form_is_the_global_minimum_over_all_offsets"),
+                       "(f̂(ε, k) = f̂(1, k)/ε): the closed form 1/(εb) is the minimum",
+                       f"{T_MS}/test_offsets.py::test_closed_form_is_the_global_minimum_over_all_offsets"),
               Evidence("closed-form solution of (18), bisection on λ̂: switch at 0.4566",
                        "multiselect.lemma_17_dual_ode"),
               Evidence("SciPy's Runge-Kutta (RK45) on (18), written apart from the library",
@@ -223,7 +224,8 @@ CLAIMS = (
           note="Two-peaked noise costs 0.566454 against Laplace's 0.567740 (0.2% lower).",
           evidence=(
               Evidence("the discretised DILP (HiGHS, grid 120) against the same grid's "
-                       "discrete Laplace", f"{T_MS}/test_dilp.py::test_ring_eps_one_laplace_is_close_but_not_optimal"),
+                       "discrete Laplace",
+                       f"{T_MS}/test_dilp.py::test_ring_eps_one_laplace_is_close_but_not_optimal"),
               Evidence("the continuous two-peaked mechanism and Laplace's best offsets by "
                        "brute-force quadrature, its privacy checked as a Lipschitz bound",
                        f"{T_ERR}::test_ring_two_peaked_noise_beats_laplace_at_eps_one_by_quadrature")),

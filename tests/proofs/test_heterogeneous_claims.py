@@ -79,7 +79,7 @@ def test_polarised_data_has_one_positive_and_one_negative_group():
 def _quantile_of_max(scales, level):
     """Quantile of the maximum of independent Laplace(b_a): the root of equation (16),
     prod_a (1 - e^{-x/b_a}/2) = level (x > 0 for level >= 1/2 and two or more variables)."""
-    cdf = lambda x: np.prod(1 - 0.5 * np.exp(-x / np.asarray(scales)))      # noqa: E731
+    cdf = lambda x: np.prod(1 - 0.5 * np.exp(-x / np.asarray(scales)))
     return optimize.brentq(lambda x: cdf(x) - level, 0.0, 100 * max(scales))
 
 

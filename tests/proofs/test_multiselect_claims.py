@@ -20,7 +20,7 @@ def test_example_4_disutility_bound_in_several_metrics():
     <= 2 d(u, u') for every pair of users, here in l1, l2 and l-infinity on R^3 and on the
     ring, 2000 random user pairs against 50 random results each."""
     rng = np.random.default_rng(4)
-    ring = lambda a, b: np.minimum(np.abs(a - b) % (2 * math.pi),                # noqa: E731
+    ring = lambda a, b: np.minimum(np.abs(a - b) % (2 * math.pi),
                                    2 * math.pi - np.abs(a - b) % (2 * math.pi))[..., 0]
     for name, d in [*METRICS.items(), ("ring", ring)]:
         dim = 1 if name == "ring" else 3
@@ -58,6 +58,6 @@ def test_g_geographic_dp_relaxes_epsilon_geographic_dp():
         assert abs(slope0 - eps) < 1e-5
         assert (g(t) >= eps * t - 1e-12).all()
         x = np.linspace(-10, 10, 401)
-        laplace = lambda c: np.log(eps / 2) - eps * np.abs(x - c)             # noqa: E731
+        laplace = lambda c: np.log(eps / 2) - eps * np.abs(x - c)
         for gap in (0.1, 1.0, 3.0):
             assert np.max(laplace(0.0) - laplace(gap)) <= g(gap) + 1e-12

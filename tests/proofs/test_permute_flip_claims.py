@@ -60,8 +60,8 @@ def test_report_noisy_max_crosses_em_at_the_stated_points():
     b = mpmath.mpf(2)
 
     def rnm_top(n, c):
-        f = lambda x: mpmath.exp(-abs(x) / b) / (2 * b)                   # noqa: E731
-        F = lambda x: (mpmath.exp(x / b) / 2 if x < 0 else 1 - mpmath.exp(-x / b) / 2)  # noqa
+        f = lambda x: mpmath.exp(-abs(x) / b) / (2 * b)
+        F = lambda x: (mpmath.exp(x / b) / 2 if x < 0 else 1 - mpmath.exp(-x / b) / 2)
         return mpmath.quad(lambda x: f(x) * F(x - c) ** (n - 1), [-mpmath.inf, c, 0, mpmath.inf])
 
     def gap(n, c):

@@ -27,24 +27,7 @@ from optmech.secretary import (
     threshold,
 )
 from optmech.secretary.rules import StoppingRule
-
-
-def brute_delta(q, epsilon, l):
-    """Tight δ(ε) under d_l by Definition 5 itself: σ = identity, ρ = σ with the candidates of
-    ranks i and j swapped (|i - j| <= l), every event S of candidates."""
-    n = len(q)
-    worst = 0.0
-    for i, j in itertools.combinations(range(n), 2):
-        if j - i > l:
-            continue
-        rank = list(range(n))
-        rank[i], rank[j] = j, i
-        p_sigma, p_rho = list(q), [q[rank[c]] for c in range(n)]
-        for size in range(1, n + 1):
-            for event in itertools.combinations(range(n), size):
-                worst = max(worst, sum(p_sigma[c] for c in event)
-                            - math.exp(epsilon) * sum(p_rho[c] for c in event))
-    return worst
+from tests.optmech.secretary.test_privacy import brute_delta  # Definition 5 by brute force
 
 
 def test_blind_choice_is_zero_zero_private_for_every_metric():
@@ -141,7 +124,7 @@ def test_version_1_lemma_1_epsilon_grows_when_l_grows():
     grows without bound, about ln n - 1.37 for n = 10 ... 3000."""
     sizes = (10, 100, 1000, 3000)
     eps = [epsilon_for_delta(pmix_rank_distribution(n, 0.5), 0.01, n - 1) for n in sizes]
-    assert all(a < b for a, b in zip(eps, eps[1:]))
+    assert all(a < b for a, b in itertools.pairwise(eps))
     assert all(-1.5 < e - math.log(n) < -1.0 for e, n in zip(eps, sizes))
 
 

@@ -83,15 +83,23 @@ def test_npy_and_csv_files(tmp_path):
     ("0,0,0\n", "all bins are 0"),
     ("1.5,2\n", "non-integer"),
     ("1,nan\n", "non-integer"),
+    # shapes other than the three accepted ones (optmech.data.csv_counts)
     ("1,2\n3,4\n", "no header line naming the 'count' column"),
+    ("bin,value\n0,3\n1,4\n", "no single 'count' column"),
+    ("count,count\n1,2\n3,4\n", "no single 'count' column"),
     ("a,b\n", "no single 'count' column"),
+    ("count\n3\nx\n4\n", "line 3: 'x' is not a number"),
+    ("3\n1,2\n", "rows of different lengths"),
+    ("bin,count\n0,3\n1\n", "rows of different lengths"),
+    ("bin,count,extra\n0,3\n1,4\n", "the header has 3 fields, the rows 2"),
 ])
 def test_bad_csv_files(tmp_path, content, message):
     path = tmp_path / "bad.csv"
     path.write_text(content)
-    with pytest.raises(InvalidArgumentError, match=message) as info:
+    with pytest.raises(InvalidArgumentError) as info:
         load_histogram(path)
     assert info.value.argument == "dataset" and info.value.value == str(path)
+    assert message in str(info.value)
 
 
 def test_missing_and_unsupported_files(tmp_path):
