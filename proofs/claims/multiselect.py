@@ -203,7 +203,7 @@ CLAIMS = (
           note="No computation of the Laplace cost the text defines gives 0.75: the Laplace "
                "density restricted to the ring (e^{−ε|x|} on [−π, π], the text's reading) "
                "costs 0.742914 with its best offsets, the line's Laplace wrapped around the "
-               "ring 0.763450, the DILP grid's discrete Laplace 0.7372 to 0.7429 (grids 16 to "
+               "ring 0.763450, the DILP grid's discrete Laplace less than 0.743 (grids 16 to "
                "100), the line's optimal offsets ±ln 2/ε 0.909 (restricted) and 0.872 "
                "(wrapped).  The comparison it supports stands: Laplace costs more than the "
                "optimum (0.7087).",

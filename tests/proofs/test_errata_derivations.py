@@ -18,6 +18,7 @@ import pytest
 from scipy import integrate, optimize
 
 from optmech.lattice import bound_lattice, solve_lattice
+from optmech.multiselect.dilp import solve_dilp
 from optmech.secretary import classical_rule, enumerate_rank_distribution, threshold
 from optmech.selection import ExponentialMechanism, PermuteAndFlip
 
@@ -105,7 +106,8 @@ def test_ring_laplace_cost_is_not_0_75_by_quadrature_and_simulation():
     the ring (density e^{-eps|x|} on [-pi, pi], the text's reading) costs 0.742914 and the
     line's Laplace wrapped around the ring 0.763450, by brute-force quadrature; a Monte Carlo
     run of each protocol (1e6 users) agrees and rules out 0.75 by more than 10 standard
-    errors."""
+    errors.  The line's optimal offsets (0.909, 0.872) and the DILP grid's discrete Laplace
+    (below 0.743 at grids 16 to 100) are no closer."""
     eps = 0.375
     x = np.linspace(-math.pi, math.pi, RING)
     restricted = np.exp(-eps * np.abs(x))
@@ -114,6 +116,11 @@ def test_ring_laplace_cost_is_not_0_75_by_quadrature_and_simulation():
     a_w, cost_w = _best_offsets(wrapped, x, [-1.5, 1.2])
     assert cost_r == pytest.approx(0.742914, abs=2e-6)
     assert cost_w == pytest.approx(0.763450, abs=2e-6)
+    line = [-math.log(2) / eps, math.log(2) / eps]          # the line's optimal offsets
+    assert _ring_cost(restricted, x, line) == pytest.approx(0.909, abs=5e-4)
+    assert _ring_cost(wrapped, x, line) == pytest.approx(0.872, abs=5e-4)
+    for grid in (16, 32, 100):                              # the DILP grid's discrete Laplace
+        assert solve_dilp(2, eps, grid, ring=True).laplace_cost_discrete < 0.7430
     rng = np.random.default_rng(38)
     draws = rng.laplace(0.0, 1 / eps, 3_000_000)
     for noise, offsets, cost in ((draws[np.abs(draws) <= math.pi][:1_000_000], a_r, cost_r),
