@@ -25,8 +25,6 @@ This module sits in :mod:`lp_models`, the lowest layer, so that :class:`LinearPr
 
 from __future__ import annotations
 
-import csv
-import html
 import math
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -93,6 +91,8 @@ def value_text(value: Any, digits: int = _HTML_DIGITS) -> str:
 def html_table(title: str, items: Iterable[tuple[str, Any]]) -> str:
     """A small HTML table: ``title`` as its heading, then one row per ``(name, value)``
     (values through :func:`value_text`, everything escaped)."""
+    import html          # here, not at the top: the CLI imports this module at start-up
+
     left = ' style="text-align: left"'
     rows = [f"<tr><th colspan=\"2\"{left}>{html.escape(title)}</th></tr>"]
     rows += [f"<tr><td{left}>{html.escape(str(name))}</td>"
@@ -170,6 +170,8 @@ def _csv_cell(value: Any) -> str:
 def write_csv(path, records: Sequence[dict]) -> Path:
     """Write ``records`` (one dict per row) to ``path`` as CSV with a header row (columns in
     the order first seen; a key missing from a row is an empty cell).  Returns the path."""
+    import csv
+
     path = Path(path)
     columns = _columns(records)
     with open(path, "w", newline="", encoding="utf-8") as handle:

@@ -52,8 +52,8 @@ def register(subparsers) -> None:
     parser.add_argument("action", choices=ACTIONS)
     parser.add_argument("--mechanism", type=names(MECHANISMS),
                         metavar="{" + ",".join(MECHANISMS) + "}",
-                        help="the mechanism (pmf, error, sample; rnm_laplace spells "
-                             "rnm-laplace too)")
+                        help="the mechanism (pmf, error, sample; rnm-laplace spells "
+                             "rnm_laplace too)")
     parser.add_argument("--scores", type=finite_scores,
                         help="comma-separated utilities, e.g. 0,-1,-3 (pmf, error, sample)")
     parser.add_argument("--eps", required=True, type=positive_floats,

@@ -83,8 +83,10 @@ def test_results_are_validated():
         CheckResult("proved", "e")
     with pytest.raises(ValueError):
         CheckResult("erratum", "e")          # an erratum needs a correction and a counter-example
-    with pytest.raises(ValueError):
-        Identity("x", "secretary", "s", "x", "src", ("guessing",), lambda: None)
+    with pytest.raises(ValueError, match="methods"):
+        Identity("x", "secretary", "s", "x", "src", (), lambda: None)
+    with pytest.raises(ValueError, match="methods"):
+        Identity("x", "secretary", "s", "x", "src", ("exact enumeration", " "), lambda: None)
     with pytest.raises(ValueError, match="paper"):
         Identity("x", "", "s", "x", "src", ("asymptotic limit",), lambda: None)
     with pytest.raises(ValueError, match="source"):

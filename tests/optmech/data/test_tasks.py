@@ -133,7 +133,7 @@ def test_two_candidates_closed_forms(eps, gap, monotonic):
     errors = expected_errors([gap, 0.0], eps, monotonic=monotonic)
     assert errors["pf"] == pytest.approx(gap * p / 2, rel=1e-12)
     assert errors["em"] == pytest.approx(gap * p / (1 + p), rel=1e-12)
-    assert errors["rnm-laplace"] == pytest.approx(
+    assert errors["rnm_laplace"] == pytest.approx(
         gap * math.exp(-gap / b) * (2 + gap / b) / 4, rel=1e-10)
 
 
@@ -173,7 +173,7 @@ def test_rnm_laplace_monotonic_error_by_monte_carlo():
     noisy = counts + rng.laplace(0.0, 1.0 / eps, size=(draws, counts.size))
     gaps = counts.max() - counts[np.argmax(noisy, axis=1)]
     ours = expected_errors(mode_scores(counts), eps, monotonic=True,
-                           mechanisms=("rnm-laplace",))["rnm-laplace"]
+                           mechanisms=("rnm-laplace",))["rnm_laplace"]
     assert abs(gaps.mean() - ours) < 5 * gaps.std() / math.sqrt(draws)
 
 
