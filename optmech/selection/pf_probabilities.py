@@ -119,7 +119,8 @@ def pf_rows(log_coins: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         for start in range(0, chosen.size, step):
             block = chosen[start:start + step]
             scaled = coins[block] * upper[block, None]
-            factors = np.einsum("gs,k->sgk", scaled, x)        # p_s t_k, candidate-major
+            factors = np.empty((n, block.size, count))          # candidate-major
+            np.einsum("gs,k->sgk", scaled, x, out=factors)     # p_s t_k
             np.subtract(1.0, factors, out=factors)
             weighted = (upper[block, None] * w) * np.multiply.reduce(factors, axis=0)
             np.reciprocal(factors, out=factors)
