@@ -144,8 +144,10 @@ class LinearProgram(Displayed):
     ``metadata`` holds whatever a builder needs to map the solution back (class tables,
     index arrays).  Missing column bounds default to ``[0, inf)``.  Frozen: the ``with_*``
     methods and :func:`dataclasses.replace` return new programs (sharing unchanged arrays),
-    and the arrays are read-only views (``lp.cost[0] = 1.0`` raises ``ValueError``; the
-    arrays a builder passed in keep their own flags).
+    and the arrays are read-only views (``lp.cost[0] = 1.0`` raises ``ValueError``).  A
+    view shares memory with the float array it was made from (no copy of a model with
+    millions of rows): the caller's own array keeps its flags, and writing into it changes
+    the LP, so a builder passes arrays it no longer changes.
 
     Display: ``repr(lp)`` names the sizes, sense and units; in a notebook the LP shows as a
     table of those and of its row and column blocks.  :meth:`to_highs` hands over a loaded

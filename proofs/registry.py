@@ -247,7 +247,7 @@ class Registry:
         identity is grouped under; ``sympy``: the statement as SymPy source, or empty."""
 
         def register(check: Callable[[], CheckResult]) -> Callable[[], CheckResult]:
-            self.add(Identity(name, paper, statement, sympy, source, tuple(methods), check))
+            self.add(Identity(name, paper, statement, sympy, source, methods, check))
             return check
 
         return register
