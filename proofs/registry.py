@@ -87,6 +87,9 @@ STATUS_TEXT = (
     "is verified.  Status `failed`: the check could not confirm the statement (an "
     "unexplained bug in the code or in the paper).")
 
+#: The preamble of a user's registry unless it gives its own.
+USER_PREAMBLE = f"Every identity below is checked by machine.  {STATUS_TEXT}"
+
 # built-in paper key -> the module that registers its identities (in this order)
 PAPERS = {
     "secretary": "proofs.secretary",
@@ -218,7 +221,7 @@ class Registry:
     """
 
     def __init__(self, modules=(), paper_order=(), *, title: str = "Checked identities",
-                 preamble: str = f"Every identity below is checked by machine.  {STATUS_TEXT}"):
+                 preamble: str = USER_PREAMBLE):
         self._modules = tuple(modules)
         self._paper_order = tuple(paper_order)
         self._identities: dict[str, Identity] = {}

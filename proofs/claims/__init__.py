@@ -52,7 +52,7 @@ MODULES = {
 @dataclass(frozen=True)
 class Claim(Tabular):
     """One checkable claim of a paper and its verdict (see the module docstring); its
-    :meth:`records` are its one row (the references joined by ``; ``)."""
+    :meth:`records` are its one row (the references joined by semicolons)."""
 
     id: str
     paper: str
