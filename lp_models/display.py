@@ -91,7 +91,8 @@ def value_text(value: Any, digits: int = _HTML_DIGITS) -> str:
 def html_table(title: str, items: Iterable[tuple[str, Any]]) -> str:
     """A small HTML table: ``title`` as its heading, then one row per ``(name, value)``
     (values through :func:`value_text`, everything escaped)."""
-    import html          # here, not at the top: the CLI imports this module at start-up
+    # imported here, not at the top: the CLI imports this module at start-up
+    import html
 
     left = ' style="text-align: left"'
     rows = [f"<tr><th colspan=\"2\"{left}>{html.escape(title)}</th></tr>"]

@@ -822,7 +822,8 @@ def write_lp(lp: LinearProgram, path) -> Path:
     (HiGHS drops or refuses it), and repeated names (only possible with names read from a
     file).  A path that cannot be written is refused before HiGHS runs, with an ``OSError``
     saying why (``FileNotFoundError``: the folder does not exist; ``PermissionError``: the
-    folder or file is not writable; ``IsADirectoryError``: the path is a folder).  Cost: one Python string per row and column and one pass of HiGHS over the model
+    folder or file is not writable; ``IsADirectoryError``: the path is a folder).  Cost: one
+    Python string per row and column and one pass of HiGHS over the model
     (``benchmarks/results/lp_files.md``: the reduced lattice LP at n = k = 8).
     """
     import highspy

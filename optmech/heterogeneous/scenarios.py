@@ -48,7 +48,6 @@ import numpy as np
 from scipy import stats
 
 from lp_models.display import Displayed, Tabular
-
 from optmech.heterogeneous.gem import spearman_correlation
 from optmech.heterogeneous.registry import MECHANISM_NAMES, make_heterogeneous
 from optmech.resources import require_memory

@@ -2,7 +2,6 @@
 to_frame() of every result that is a table (checked against the result's own arrays)."""
 
 import numpy as np
-import pytest
 
 from optmech.lattice import bound_lattice, bound_sweep, ratio_sweep, solve_lattice
 
