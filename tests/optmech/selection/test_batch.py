@@ -52,7 +52,7 @@ def assert_rows_equal(batched, single, rtol=1e-15):
     assert np.all(both_inf | (np.abs(batched - single) <= rtol * scale))
 
 
-@pytest.mark.parametrize("mechanism", MECHANISMS, ids=repr)
+@pytest.mark.parametrize("mechanism", MECHANISMS, ids=[type(m).__name__ for m in MECHANISMS])
 @pytest.mark.parametrize("n", [1, 2, 7, 60, 200, 300])
 def test_every_row_equals_the_one_dimensional_call(mechanism, n):
     scores = batch(12, n)
