@@ -22,6 +22,7 @@ __all__ = [
     "MAX_LIST_LENGTH",
     "OneLineParser",
     "add_common_flags",
+    "add_csv_flag",
     "add_json_flag",
     "add_sweep_flags",
     "emit",
@@ -290,6 +291,13 @@ def sweep_options(args: argparse.Namespace) -> dict:
               "cores", file=sys.stderr)
     return {"workers": workers, "dask_scheduler": args.dask_scheduler,
             "cache_dir": args.cache}
+
+
+def add_csv_flag(parser: argparse.ArgumentParser) -> None:
+    """``--csv FILE`` for the sweep commands: the sweep's table, one row per point, written
+    with the standard csv module (the result's ``to_csv``; the folder is checked first)."""
+    parser.add_argument("--csv", metavar="FILE.csv", type=output_file((".csv",)),
+                        help="also write the table (one row per point) to this CSV file")
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

@@ -6,6 +6,7 @@ import argparse
 
 from optmech.cli._common import (
     add_actions,
+    add_csv_flag,
     add_json_flag,
     add_sweep_flags,
     emit,
@@ -51,6 +52,7 @@ def register(subparsers) -> None:
     run_parser.add_argument("--plot", metavar="FILE", type=output_file(),
                             help="write the figure (PNG) here")
     add_sweep_flags(run_parser)
+    add_csv_flag(run_parser)
     add_json_flag(run_parser)
     run_parser.set_defaults(func=run)
 
@@ -67,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
         from optmech.figures.heterogeneous import plot_scenario_results
 
         plot_scenario_results([result], args.plot, title=scen.title)
+    if args.csv is not None:
+        result.to_csv(args.csv)
     payload = {
         "scenario": scen.key,
         "trials": result.trials,
@@ -82,8 +86,9 @@ def run(args: argparse.Namespace) -> int:
                               else f"{p['trials']} trials, 95% CI"))
         rows = [(r["mechanism"], r["epsilon"], r["mse"], r["ci_low"], r["ci_high"])
                 for r in p["results"]]
-        return head + "\n" + text_table(["mechanism", "epsilon", "mse", "ci_low", "ci_high"],
-                                          rows)
+        return (head + "\n" + text_table(["mechanism", "epsilon", "mse", "ci_low", "ci_high"],
+                                           rows)
+                + (f"\ntable written to {args.csv}" if args.csv else ""))
 
     emit(args, payload, render)
     return 0

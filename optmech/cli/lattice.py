@@ -19,6 +19,7 @@ import sys
 
 from optmech.cli._common import (
     add_actions,
+    add_csv_flag,
     add_json_flag,
     add_sweep_flags,
     emit,
@@ -178,6 +179,7 @@ def register(subparsers) -> None:
     _bound_options(ratio)
     _common_options(ratio)
     add_sweep_flags(ratio)
+    add_csv_flag(ratio)
     ratio.set_defaults(func=run_ratio)
 
 
@@ -305,6 +307,8 @@ def run_ratio(args: argparse.Namespace) -> int:
 
         draw = plot_ratio_bands if args.bound else plot_ratio_curves
         save_figure(draw(curves, args.mechanisms), args.plot)
+    if args.csv is not None:
+        curves.to_csv(args.csv)
     payload = {"epsilon": list(args.eps), "weighting": args.weighting,
                "constraint_set": args.constraints, "mechanisms": args.mechanisms, **extra,
                "curves": [{"n": c.n, "k": c.k, "epsilon": c.epsilons, **curve_json(c),
@@ -315,7 +319,8 @@ def run_ratio(args: argparse.Namespace) -> int:
         rows = [(c.n, c.k, f"{eps:g}", *row(c, i))
                 for c in curves for i, eps in enumerate(c.epsilons)]
         table = text_table(["n", "k", "epsilon", *headers], rows)
-        return table + (f"\nplot written to {p['plot']}" if p["plot"] else "")
+        return (table + (f"\nplot written to {p['plot']}" if p["plot"] else "")
+                + (f"\ntable written to {args.csv}" if args.csv else ""))
 
     emit(args, payload, render)
     return 0

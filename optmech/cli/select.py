@@ -57,7 +57,7 @@ def register(subparsers) -> None:
                                  "on one score vector")
         one.add_argument("--mechanism", required=True, type=names(MECHANISMS),
                          metavar="{" + ",".join(MECHANISMS) + "}",
-                         help="the mechanism (rnm_laplace spells rnm-laplace too)")
+                         help="the mechanism (rnm-laplace spells rnm_laplace too)")
         one.add_argument("--scores", required=True, type=finite_scores,
                          help="comma-separated utilities, e.g. 0,-1,-3")
         one.add_argument("--eps", required=True, type=positive_float, help="epsilon > 0")

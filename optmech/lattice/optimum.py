@@ -71,6 +71,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lp_models.display import Displayed
 from lp_models.lattice import (
     LATTICES,
     class_weights,
@@ -134,8 +135,8 @@ _AUTO_IPM_BELOW = 0.25
 _AUTO_IPM_MIN_VARIABLES = 5000
 
 
-@dataclass(frozen=True, eq=False)
-class LatticeOptimum:
+@dataclass(frozen=True, eq=False, repr=False)
+class LatticeOptimum(Displayed):
     """A certified optimum of the lattice LP.
 
     ``probabilities[v]`` is the optimum's probability of one item at level ``var_level[v]``
@@ -220,6 +221,19 @@ class LatticeOptimum:
     def mechanism(self) -> LatticeSolutionMechanism:
         """The optimum as a mechanism with a ``pmf`` on the lattice (for privacy checks)."""
         return LatticeSolutionMechanism(self)
+
+    # repr and notebook table: the problem, the value, its certificate
+    _display = ("n", "k", "epsilon", "objective", "lattice", "objective_value", "lower_bound",
+                "gap", "status", "method")
+
+    def _display_items(self):
+        return [*self._repr_items(), ("total_error", self.total_error),
+                ("weighting", self.weighting), ("constraint_set", self.constraint_set),
+                ("pf_optimal", self.pf_optimal), ("num_variables", self.num_variables),
+                ("num_constraints", self.num_constraints),
+                ("max_violation", self.max_violation),
+                ("relaxed_dual_bound", self.relaxed_dual_bound),
+                ("solve_seconds", self.solve_seconds)]
 
 
 class LatticeSolutionMechanism:

@@ -110,7 +110,7 @@ def _context(task: str, eps: float) -> list[Result]:
     errors = exp.errors(eps)
     where = f"HEPTH {task}, eps = {eps:g}"
     rows = [new_result(AREA, f"{where}: expected error in individuals, PF / EM / RNM-Laplace",
-                       f"{errors['pf']:.6g} / {errors['em']:.6g} / {errors['rnm-laplace']:.6g}")]
+                       f"{errors['pf']:.6g} / {errors['em']:.6g} / {errors['rnm_laplace']:.6g}")]
     fine = TASKS[task].scores(load_histogram("HEPTH"))
     e = expected_errors(fine, eps, monotonic=exp.monotonic, mechanisms=("pf", "em"))
     rows.append(new_result(AREA, f"{where}, 4096 bins (no coarsening): PF error, EM/PF ratio",
@@ -126,7 +126,7 @@ def _bars(task: str, values: dict) -> list[Result]:
     figure = "pf_figure3.png" if task == "median" else "pf_figure7.png"
     return [new_result(AREA, f"{name} {task}: eps where EM's error is {BAR_ERROR:g}; "
                        "PF and RNM-Laplace error there",
-                       f"eps {v['epsilon']:.5g}; PF {v['pf']:.4g}, RNM {v['rnm-laplace']:.4g}",
+                       f"eps {v['epsilon']:.5g}; PF {v['pf']:.4g}, RNM {v['rnm_laplace']:.4g}",
                        figure, cite("permute-and-flip", "Figure 3(c), Figure 7"))
             for name, v in values.items()]
 

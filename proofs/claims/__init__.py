@@ -35,9 +35,11 @@ file is current; ``optmech reproduce`` adds a coverage table per paper to its re
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from dataclasses import dataclass
 
+from lp_models.display import ResultList, Tabular
 from proofs.papers import PAPERS
 
 __all__ = ["KINDS", "MODULES", "OUTCOMES", "Claim", "Evidence", "claims", "coverage"]
@@ -69,8 +71,9 @@ class Evidence:
 
 
 @dataclass(frozen=True)
-class Claim:
-    """One checkable claim of a paper and its verdict (see the module docstring)."""
+class Claim(Tabular):
+    """One checkable claim of a paper and its verdict (see the module docstring); its
+    :meth:`records` are its one row (the references joined by semicolons)."""
 
     id: str
     paper: str
@@ -130,9 +133,16 @@ class Claim:
         """True when a reproduce row, an identity or a test checks the claim."""
         return bool(self.rows or self.identities or self.tests)
 
+    def records(self) -> list[dict]:
+        row = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+        row["evidence"] = tuple(f"{e.method} ({e.check})" for e in self.evidence)
+        return [{key: "; ".join(value) if isinstance(value, tuple) else value
+                 for key, value in row.items()}]
 
-def claims(papers=None) -> tuple[Claim, ...]:
-    """Every claim (or those of the given paper keys), papers in :data:`MODULES` order."""
+
+def claims(papers=None) -> ResultList:
+    """Every claim (or those of the given paper keys), papers in :data:`MODULES` order
+    (``to_frame()``: one row per claim)."""
     keys = list(MODULES) if papers is None else list(papers)
     out = []
     for key in keys:
@@ -141,7 +151,7 @@ def claims(papers=None) -> tuple[Claim, ...]:
     if len(ids) != len(set(ids)):
         duplicate = next(i for i in ids if ids.count(i) > 1)
         raise ValueError(f"claim id {duplicate!r} is listed twice")
-    return tuple(out)
+    return ResultList(out)
 
 
 def coverage(selected: tuple[Claim, ...]) -> dict[str, int]:
