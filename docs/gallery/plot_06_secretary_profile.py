@@ -2,8 +2,9 @@
 The privacy profile of the private secretary rule
 =================================================
 
-The p-mix of the optimal secretary rule with a blind choice (Grining et al., *The private
-secretary problem*, arXiv:2005.01586) is (ε, δ)-DP under the metric d_l on arrival orders.
+The p-mix of the optimal secretary rule with a blind choice (Grining, Klonowski &
+Sulkowska, *What Do Our Choices Say About Our Preferences?*, arXiv:2005.01586) is
+(ε, δ)-DP under the metric d_l on arrival orders.
 :func:`optmech.secretary.pmix_epsilon` gives the tight ε for each δ: exactly (all pairs of
 ranks, Theorem 3.2), by the closed form of Theorem 4.2, and as n → ∞.  ``optmech
 secretary profile`` prints the same numbers.

@@ -3,8 +3,8 @@ Multiple selections under geographic DP: the cost of k results
 ===============================================================
 
 A user reports a location with local noise and the server returns k results around it
-(Goel et al. 2025, *Multiple selections under geographic differential privacy*,
-arXiv:2407.14641).  :class:`optmech.multiselect.protocol.MultiSelection` computes the
+(Goel et al. 2025, *Differential Privacy Under Multiple Selections*, arXiv:2407.14641), under
+geographic differential privacy.  :class:`optmech.multiselect.protocol.MultiSelection` computes the
 optimal server offsets and the exact expected cost (the distance to the nearest result)
 for Laplace noise, where they are optimal, and the quantile offsets of Appendix A.3 for
 Gaussian and logistic noise.  With Laplace noise and optimal offsets the cost falls like

@@ -13,8 +13,6 @@ rather than silently losing the order).
 
 from __future__ import annotations
 
-import sphinx
-
 #: module -> the members a reader wants first, in that order.
 FIRST = {
     "optmech.selection.mechanisms": [
@@ -74,6 +72,8 @@ def _documenter():
 
 
 def setup(app):
+    import sphinx
+
     if sphinx.version_info >= (9,):
         _wrap_sorter()
     else:
