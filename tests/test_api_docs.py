@@ -126,3 +126,28 @@ def test_the_landing_page_starts_with_install_and_a_quick_start():
     headings = re.findall(r"^(.+)\n-+$", text, re.MULTILINE)
     assert headings[:3] == ["Install", "Quick start", "The three jobs"]
     assert "autodoc" not in text            # how the site is built: about.rst
+
+
+# The results a reader meets first: each field has a ``#:`` description (autodoc shows it
+# under the field).  The other public dataclasses describe their fields in the class
+# docstring.
+DESCRIBED_FIELDS = ["optmech.lattice.optimum.LatticeOptimum",
+                    "optmech.lattice.bound.LatticeBracket", "optmech.lattice.bound.RatioBands",
+                    "optmech.lattice.ratios.RatioCurve", "lp_models.program.LinearProgram",
+                    "lp_models.program.Solution"]
+
+
+@pytest.mark.parametrize("path", DESCRIBED_FIELDS)
+def test_every_field_of_the_main_results_has_a_description(path):
+    import ast
+    import dataclasses
+    import inspect
+
+    module_name, _, name = path.rpartition(".")
+    cls = getattr(importlib.import_module(module_name), name)
+    lines, _ = inspect.getsourcelines(cls)
+    tree = ast.parse("".join(lines))
+    described = {node.target.id for node in tree.body[0].body
+                 if isinstance(node, ast.AnnAssign)
+                 and lines[node.lineno - 2].strip().startswith("#: ")}
+    assert sorted(f.name for f in dataclasses.fields(cls) if f.name not in described) == []

@@ -4,9 +4,10 @@
 with ``--json`` one object (schema ``optmech.proofs.check``) whose ``identities`` list has
 one object per identity (keys ``name``, ``paper``, ``source``, ``method``, ``status``,
 ``statement``, ``sympy``, ``evidence``, ``corrected``, ``counterexample``) and whose
-``counts`` tallies them (``total``, ``verified``, ``erratum``, ``failed``).  ``regenerate`` writes ``identities.md`` (the checked identities) and
-``claims.md`` (the claims inventory, :mod:`proofs.claims`); with ``--json`` it prints one
-object ``{"written": [paths], "identities": counts, "claims": counts}``.  Both exit with
+``counts`` tallies them (``total``, ``verified``, ``erratum``, ``failed``).
+``regenerate`` writes ``identities.md`` (the checked identities) and ``claims.md`` (the
+claims inventory, :mod:`proofs.claims`); with ``--json`` it prints one object
+``{"written": [paths], "identities": counts, "claims": counts}``.  Both exit with
 status 0 only when no identity is ``failed`` (1 otherwise); bad input exits with status 2.
 
 Where ``regenerate`` writes: ``--output FILE`` and ``--claims-output FILE``; by default the

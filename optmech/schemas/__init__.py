@@ -28,7 +28,7 @@ Reading the files needs no third-party package; :func:`validate` needs ``jsonsch
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 __all__ = ["COMMON", "FOLDER", "load", "names", "schema_name", "validate"]
@@ -53,7 +53,7 @@ def _keys() -> list[str]:
                   if p.name != COMMON)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _read(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 

@@ -12,7 +12,6 @@ from optmech.cli._common import emit
 from optmech.unbounded import UNBOUNDED
 from optmech.validation import NonFiniteResultError
 
-
 ENVELOPE = {"optmech_version": optmech.__version__, "schema": "optmech.select.error/1"}
 
 
