@@ -1,5 +1,6 @@
-"""Every example in the user guide and on the site's own pages runs and prints what the page
-says (doctest), and every script of the gallery runs and draws its figure."""
+"""Every Python example in README.md, the user guide and the site's own pages runs and prints
+what the document says (doctest), and every script of the gallery runs and draws its
+figure."""
 
 import doctest
 import runpy
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-GUIDES = sorted((ROOT / "docs" / "guide").glob("*.md"))
+GUIDES = [ROOT / "README.md", *sorted((ROOT / "docs" / "guide").glob("*.md"))]
 # the site's pages with examples of their own (the others include docs/*.md)
 PAGES = [ROOT / "docs" / "api" / "index.rst", ROOT / "docs" / "api" / "coming_from.md"]
 GALLERY = sorted((ROOT / "docs" / "gallery").glob("plot_*.py"))

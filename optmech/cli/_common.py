@@ -74,6 +74,15 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str):  # noqa: D401 - argparse API
         fail_usage(f"{self.prog}: {message}")
 
+    def parse_args(self, args=None, namespace=None):
+        """As argparse's, with an option the command does not have named under the
+        command's own name (``optmech select pmf: unrecognized arguments: --size 5``)."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            fail_usage(f"{getattr(parsed, '_prog', self.prog)}: unrecognized arguments: "
+                       + " ".join(extra))
+        return parsed
+
 
 def _short(text: str) -> str:
     return repr(text) if len(text) <= 40 else repr(text[:37] + "...")
@@ -289,13 +298,15 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def _label(item, index: int) -> str:
-    """How a list item is named in an error: its ``area:key``, ``key``, ``id`` or ``name``
+    """How a list item is named in an error: its ``id``, ``area:key``, ``key`` or ``name``
     when it is an object that has one (``results[heterogeneous:rnmh-exp-loss]``), else its
     index."""
     if isinstance(item, dict):
+        if isinstance(item.get("id"), str) and item["id"]:
+            return item["id"]
         if isinstance(item.get("area"), str) and isinstance(item.get("key"), str):
             return f"{item['area']}:{item['key']}"
-        for field in ("key", "id", "name"):
+        for field in ("key", "name"):
             if isinstance(item.get(field), str) and item[field]:
                 return item[field]
     return str(index)

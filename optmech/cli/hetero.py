@@ -33,7 +33,7 @@ def register(subparsers) -> None:
     run_parser = actions.add_parser(
         "run", help="mean squared error versus epsilon on one scenario",
         description="Exact expected squared error of every mechanism, averaged over trials "
-                    "(score vectors drawn from the scenario), with 95%% confidence "
+                    "(score vectors drawn from the scenario), with 95% confidence "
                     "intervals.  Scenarios 1-3 are deterministic: one exact value.  "
                     "Scenario keys: 1..8, or sweep:T for the correlation sweep of "
                     "Figure 10 (T in -5, -0.8, -0.3, 0, 0.3, 0.8, 5 in the paper).")

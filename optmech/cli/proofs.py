@@ -70,7 +70,11 @@ def _run(names: list[str] | None):
             raise InvalidArgumentError("--only", name, "the name of a registered identity "
                                        "(listed by `optmech proofs check`)")
     chosen = identities(names)
-    return [check_one(i) for i in progress(chosen, total=len(chosen), desc="proofs")]
+    outcomes, bar = [], progress(chosen, desc="identity")
+    for identity in bar:
+        bar.set_postfix_str(identity.name)
+        outcomes.append(check_one(identity))
+    return outcomes
 
 
 def _exit_status(outcomes) -> int:
