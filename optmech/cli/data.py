@@ -26,7 +26,8 @@ def register(subparsers) -> None:
     parser.add_argument("action", choices=ACTIONS)
     parser.add_argument("--dataset", required=True,
                         help=f"built-in name ({', '.join(DATASETS)}) or a .npy/.csv file of "
-                             "counts")
+                             "counts (CSV: one count per line, optionally under a header line; "
+                             "one comma-separated line; or a header naming a 'count' column)")
     parser.add_argument("--task", required=True, choices=tuple(TASKS))
     parser.add_argument("--eps", required=True, type=positive_float, help="epsilon > 0")
     parser.add_argument("--bins", type=positive_int, default=None,

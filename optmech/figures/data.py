@@ -14,8 +14,7 @@ of individuals; the paper's mode panels are in units of 2 counts (its notebook s
 ``linspace(1e-4, eps_1, points)`` with ``eps_1`` the epsilon where EM's error is 1
 (:func:`epsilon_grid`).  Report-noisy-max with Laplace noise, which the paper leaves out of
 these figures, is drawn dashed on every ``rnm_every``-th grid point, ending at the last
-(its pmf costs 0.1-30 s per epsilon here, against milliseconds for PF and EM).  ADULTFRANK
-is not available.
+(its pmf costs 0.1-30 s per epsilon here, against milliseconds for PF and EM).
 """
 
 from __future__ import annotations
