@@ -154,19 +154,33 @@ class LinearProgram(Displayed):
     ``highspy.Highs`` for HiGHS options this wrapper does not expose.
     """
 
+    #: Objective coefficients ``c``, one per column.
     cost: np.ndarray
+    #: Constraint matrix ``A`` (sparse, one row per constraint).
     matrix: sp.csc_matrix
+    #: Lower bounds of ``A @ x`` (``-inf`` where none).
     row_lower: np.ndarray
+    #: Upper bounds of ``A @ x`` (``inf`` where none).
     row_upper: np.ndarray
+    #: Lower bounds of ``x`` (default 0).
     col_lower: np.ndarray | None = None
+    #: Upper bounds of ``x`` (default ``inf``).
     col_upper: np.ndarray | None = None
+    #: ``"min"`` or ``"max"``.
     sense: str = "min"
+    #: Constant added to ``c @ x``.
     offset: float = 0.0
+    #: Labels of the leading columns, block by block.
     col_blocks: Sequence[LabelBlock] = ()
+    #: Labels of the leading rows, block by block.
     row_blocks: Sequence[LabelBlock] = ()
+    #: The model's name (written to MPS files).
     name: str = ""
+    #: What the builder needs to map a solution back (class tables, index arrays).
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    #: ``objective_scale * (c @ x + offset)`` is the objective in ``objective_units``.
     objective_scale: float = 1.0
+    #: What the scaled objective measures, in words.
     objective_units: str = ""
 
     def __post_init__(self):
@@ -405,17 +419,29 @@ class Solution(Displayed):
     vectors.
     """
 
+    #: Primal values, one per column.
     x: np.ndarray
+    #: ``A @ x``.
     row_activity: np.ndarray
+    #: Row multipliers ``y`` (HiGHS's sign convention).
     row_duals: np.ndarray
+    #: ``z = c - A.T @ y``.
     reduced_costs: np.ndarray
+    #: The primal objective, offset included.
     objective: float
+    #: The dual objective recomputed from ``y``, ``z`` and the bounds.
     dual_objective: float
+    #: The HiGHS model status text (``"Optimal"``).
     status: str
+    #: The method asked of :func:`solve` (``"auto"``, ``"simplex"``, ``"ipm"``, ``"pdlp"``).
     method: str
+    #: Wall seconds of the solve.
     solve_seconds: float
+    #: Simplex or interior-point iterations.
     iterations: int
+    #: Largest primal infeasibility HiGHS reports.
     max_primal_infeasibility: float
+    #: Largest dual infeasibility HiGHS reports.
     max_dual_infeasibility: float
 
     _display = ("status", "objective", "dual_objective", "gap", "max_primal_infeasibility",

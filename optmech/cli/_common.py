@@ -363,19 +363,31 @@ def without_undefined(value):
 def emit(args: argparse.Namespace, payload: dict, render: Callable[[dict], str]) -> None:
     """Print ``payload`` as JSON with ``--json``, else ``render(payload)``.
 
-    A key whose value is None (undefined for this input: a paper value a new result does
-    not have, a bound that does not exist) is left out of the JSON, at any depth, never
-    printed as null; a payload holding NaN or infinity anywhere, or None inside a list, is
-    refused (:class:`NonFiniteResultError`, exit status 1, naming the value by its key
-    path, list items by their ``area:key``/``key``/``name`` where they have one) in both
-    forms.  A truly unbounded result (:data:`~optmech.unbounded.UNBOUNDED`) is printed as
-    ``{"unbounded": true}`` in JSON and ``∞`` in tables."""
+    The JSON object starts with ``optmech_version`` and ``schema``, the name of the JSON
+    Schema it follows (:mod:`optmech.schemas`), taken from the command that runs
+    (``args.command`` and, for a command with actions, ``args.action``):
+    ``optmech.lattice.solve/1``.  A key whose value is None (undefined for this input: a
+    paper value a new result does not have, a bound that does not exist) is left out of the
+    JSON, at any depth, never printed as null; a payload holding NaN or infinity anywhere, or
+    None inside a list, is refused (:class:`NonFiniteResultError`, exit status 1, naming the
+    value by its key path, list items by their ``area:key``/``key``/``name`` where they have
+    one) in both forms.  A truly unbounded result (:data:`~optmech.unbounded.UNBOUNDED`) is
+    printed as ``{"unbounded": true}`` in JSON and ``∞`` in tables."""
     defined = without_undefined(payload)
     bad = _non_finite(defined)
     if bad is not None:
         raise NonFiniteResultError(f"the result {bad} is not a finite number")
     plain = to_jsonable(defined)
     if getattr(args, "json", False):
-        print(json.dumps(plain, allow_nan=False))
+        print(json.dumps({**_envelope(args), **plain}, allow_nan=False))
     else:
         print(render(payload))
+
+
+def _envelope(args: argparse.Namespace) -> dict:
+    """The keys every JSON output starts with: the version and the schema name."""
+    from optmech._version import __version__
+    from optmech.schemas import schema_name
+
+    return {"optmech_version": __version__,
+            "schema": schema_name(args.command, getattr(args, "action", None))}

@@ -183,6 +183,19 @@ def register(subparsers) -> None:
     ratio.set_defaults(func=run_ratio)
 
 
+def aggregate_labels(optimum) -> dict[str, str]:
+    """Which aggregate over Q of the expected errors each number of ``lattice solve --json``
+    is: ``total_error`` (and the paper's ``relaxed_dual_bound``, where it exists) the sum;
+    ``objective_value``, ``lower_bound`` and ``ratios`` the objective minimised (``"sum"``,
+    ``"max"`` or ``"weighted"``).  ``gap`` is the relative difference of ``objective_value``
+    and ``lower_bound``."""
+    labels = {"total_error": "sum", "objective_value": optimum.objective,
+              "lower_bound": optimum.objective, "ratios": optimum.objective}
+    if optimum.relaxed_dual_bound is not None:
+        labels["relaxed_dual_bound"] = "sum"
+    return labels
+
+
 @_solver_errors_as_one_line
 def run_solve(args: argparse.Namespace) -> int:
     from optmech.lattice.aggregate_ratios import objective_ratios
@@ -207,6 +220,8 @@ def run_solve(args: argparse.Namespace) -> int:
         "relaxed_dual_bound": optimum.relaxed_dual_bound,
         "objective": optimum.objective, "objective_value": optimum.objective_value,
         "lattice": optimum.lattice,
+        "weights": args.weights if args.objective == "weighted" else None,
+        "aggregates": aggregate_labels(optimum),
     }
 
     def render(p):

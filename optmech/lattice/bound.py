@@ -68,28 +68,52 @@ class LatticeBracket(Displayed):
     ``history`` lists ``(seconds, iterations, lower, upper)`` whenever a bound improved.
     """
 
+    #: Number of items.
     n: int
+    #: Depth of the lattice.
     k: int
+    #: The privacy parameter ε.
     epsilon: float
+    #: ``"lattice"`` or ``"cube"``, as for :class:`~optmech.lattice.optimum.LatticeOptimum`.
     weighting: str
+    #: ``"regular"`` or ``"paper"``.
     constraint_set: str
+    #: The target relative width.
     tol: float
+    #: Certified lower bound on the optimal total error (units of Δ).
     lower: float
+    #: Total error of ``probabilities``, a point checked against every row: an upper bound.
     upper: float
+    #: ``(upper - lower) / lower``.
     relative_width: float
+    #: ``"converged"`` (width at most ``tol``) or ``"time_limit"``.
     status: str
+    #: PDHG steps taken.
     iterations: int
+    #: Wall seconds, certification included.
     seconds: float
+    #: Permute-and-flip's total error on the same lattice (its ratio is ``pf_total_error /
+    #: [upper, lower]``).
     pf_total_error: float
+    #: Largest row violation of ``probabilities``.
     max_violation: float
+    #: Monotonicity rows the run worked with.
     rows_generated: int
+    #: Columns of the LP.
     num_variables: int
+    #: Rows of the full LP.
     num_constraints: int
+    #: Divide totals by this to get the normalised units of ``dual``.
     objective_scale: float
+    #: The point achieving ``upper``, per variable of ``classes``.
     probabilities: np.ndarray = field(repr=False)
+    #: Row multipliers that certify ``lower``.
     dual: LatticeDual = field(repr=False)
+    #: ``(seconds, iterations, lower, upper)`` whenever a bound improved.
     history: tuple = field(repr=False)
+    #: The classes of score vectors.
     classes: LatticeClasses = field(repr=False)
+    #: The lattice of the LP: always the 2Δ-lattice here.
     lattice: str = "2delta"                 # the bracket is for the 2Δ-lattice's LP
 
     def mechanism(self) -> LatticeSolutionMechanism:
@@ -189,12 +213,20 @@ class RatioBands(Displayed, Tabular):
     ``[lo, hi]`` at ``epsilons[i]``; ``lower``/``upper`` bracket the optimal total error,
     ``status`` says per epsilon whether ``tol`` was reached."""
 
+    #: Number of items.
     n: int
+    #: Depth of the lattice.
     k: int
+    #: The grid of ε.
     epsilons: np.ndarray
+    #: Lower bound on the optimal total error at each ε.
     lower: np.ndarray
+    #: Upper bound on the optimal total error at each ε.
     upper: np.ndarray
+    #: Mechanism name -> array of shape ``(len(epsilons), 2)``: the ratio bracket ``[lo, hi]``
+    #: at each ε.
     ratios: dict[str, np.ndarray]
+    #: ``"converged"`` or ``"time_limit"`` at each ε.
     status: tuple[str, ...]
 
     _display = ("n", "k", "epsilons", "lower", "upper", "ratios", "status")

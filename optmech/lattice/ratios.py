@@ -157,10 +157,15 @@ def optimality_ratios(optimum: LatticeOptimum, mechanisms=RATIO_MECHANISMS
 class RatioCurve(Displayed, Tabular):
     """Optimality ratios of several mechanisms over a grid of epsilon for one ``(n, k)``."""
 
+    #: Number of items.
     n: int
+    #: Depth of the lattice.
     k: int
+    #: The grid of ε.
     epsilons: np.ndarray
+    #: The certified optimum's total error at each ε (units of Δ).
     total_errors: np.ndarray
+    #: Mechanism name -> its optimality ratio at each ε.
     ratios: dict[str, np.ndarray]
 
     _display = ("n", "k", "epsilons", "total_errors", "ratios")
