@@ -85,6 +85,9 @@ def extensions():
     ("lp_models.solve", "lp_models.program.solve"),
     ("optmech.selection.mechanisms.PermuteAndFlip.expected_error",
      "optmech.selection.mechanisms.SelectionMechanism.expected_error"),
+    # fields of a re-exported class: with a default (its value has no module) and without
+    ("lp_models.LinearProgram.objective_scale", "lp_models.program.LinearProgram.objective_scale"),
+    ("optmech.secretary.PrivateStoppingRule.n", "optmech.secretary.optimal.PrivateStoppingRule.n"),
 ])
 def test_a_public_path_links_to_where_the_object_is_described(extensions, public, defining):
     public_names, _ = extensions
@@ -94,7 +97,8 @@ def test_a_public_path_links_to_where_the_object_is_described(extensions, public
 
 def test_names_outside_the_packages_are_left_to_sphinx(extensions):
     public_names, _ = extensions
-    for target in ("numpy.ndarray", "optmech.no_such_name", "optmech.unbounded.UNBOUNDED"):
+    for target in ("numpy.ndarray", "optmech.no_such_name", "optmech.unbounded.UNBOUNDED",
+                   "lp_models.LinearProgram.no_such_field"):
         assert public_names.defining_path(target) is None
 
 
