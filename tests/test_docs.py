@@ -91,20 +91,24 @@ def _public_callables() -> dict[str, str]:
     return found
 
 
+@functools.lru_cache(maxsize=1)
+def _public_names():
+    """docs/api/_ext/public_names.py, the site's resolver of public import paths."""
+    import importlib.util
+
+    path = ROOT / "docs" / "api" / "_ext" / "public_names.py"
+    spec = importlib.util.spec_from_file_location("public_names", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _names_the_api(dotted: str) -> bool:
     """True when ``dotted`` (``optmech.lattice.solve_lattice``) is a module, class, function
     or method of the packages: an entry of the API reference a role would link to."""
-    parts = dotted.split(".")
-    for split in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:split]))
-        except ImportError:
-            continue
-        for name in parts[split:]:
-            obj = getattr(obj, name, None)
-        return (inspect.ismodule(obj) or inspect.isclass(obj) or inspect.isroutine(obj)
-                or isinstance(obj, property))
-    return False
+    obj = _public_names().lookup(dotted)
+    return (inspect.ismodule(obj) or inspect.isclass(obj) or inspect.isroutine(obj)
+            or isinstance(obj, property))
 
 
 def unlinked(guide: Path) -> list[str]:

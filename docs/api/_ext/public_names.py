@@ -16,11 +16,11 @@ import inspect
 PACKAGES = ("optmech", "lp_models", "proofs")
 
 
-def _lookup(target: str):
+def lookup(target: str):
     """The object a dotted ``target`` names (the longest importable module, then
     attributes), or None."""
     parts = target.split(".")
-    for split in range(len(parts) - 1, 0, -1):
+    for split in range(len(parts), 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:split]))
         except ImportError:
@@ -38,7 +38,7 @@ def _field_path(target: str) -> str | None:
     attribute, e.g. a dataclass field) that ``target`` names, or None.  A field is not an
     object with a module of its own: its value on the class is its default, if any."""
     parent, _, name = target.rpartition(".")
-    cls = _lookup(parent) if parent else None
+    cls = lookup(parent) if parent else None
     if not inspect.isclass(cls):
         return None
     for owner in cls.__mro__:
@@ -58,7 +58,7 @@ def defining_path(target: str) -> str | None:
     field = _field_path(target)
     if field is not None:
         return None if field == target else field
-    obj = _lookup(target)
+    obj = lookup(target)
     if isinstance(obj, (classmethod, staticmethod, property)):
         obj = getattr(obj, "__func__", getattr(obj, "fget", obj))
     module = getattr(obj, "__module__", None)
