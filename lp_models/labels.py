@@ -49,7 +49,8 @@ class LabelBlock:
     """
 
     #: What the block's rows (columns) are, e.g. ``"privacy"``: the block's entry in
-    #: ``row_layout()`` and the label ``kind[local]`` of a row when there is no ``describe``.
+    #: ``row_layout()`` (``column_layout()``) and the label ``kind[local]`` of a row when there
+    #: is no ``describe``.
     kind: str
     #: Number of consecutive rows (columns) in the block (>= 0).
     size: int
