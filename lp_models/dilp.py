@@ -245,20 +245,51 @@ class DilpModel:
     ``embed_primal``/``embed_dual`` turn chain solutions into points of the whole LPs.
     """
 
+    #: ``"line"`` (users and results on the grid ``spacing * Z``) or ``"ring"`` (``grid`` equally
+    #: spaced points of a circle of circumference ``2 pi``).
     geometry: str
+    #: Number of results each user receives (>= 1).
     k: int
+    #: The geographic privacy parameter ε: neighbouring users' pmfs differ by a factor of at most
+    #: ``e^(eps spacing)`` (units of 1 / distance, > 0).
     epsilon: float
+    #: Distance between neighbouring grid points, in the units of the distances ``h`` is applied to
+    #: (``2 pi / grid`` on the ring).
     spacing: float
+    #: Points per axis of the response window on the line, ``2 (max_spread + margin) + 1``; points
+    #: of the circle on the ring (>= 3).
     grid: int
+    #: Grid steps kept beyond a chain's zero-cost points before its exact tail (line, >= 1); 0 on
+    #: the ring.
     margin: int
+    #: One difference vector ``(0, d_2, ..., d_k)`` per chain orbit, in grid steps (int64, one
+    #: sorted row per chain, shape ``(num_chains, k)``).
     chains: np.ndarray
+    #: Column offsets: the primal columns of chain ``j`` are ``chain_start[j]:chain_start[j+1]``
+    #: (length ``num_chains + 1``).
     chain_start: np.ndarray
+    #: Edge offsets: the privacy edges of chain ``j`` are ``edge_start[j]:edge_start[j+1]`` (length
+    #: ``num_chains + 1``).
     edge_start: np.ndarray
+    #: Chain position ``t`` of every primal column, in grid steps (line:
+    #: ``-d_k - margin <= t <= margin``; ring: ``0 .. grid - 1``).
     position: np.ndarray
+    #: Cost ``C_v`` of every primal column: ``min_i h(|z_i|)`` of its relative result vector ``z``,
+    #: plus the closed-form tail cost at the two end columns of a line window (units of ``h``, >= 0
+    #: for the default ``h``).
     cost: np.ndarray
+    #: Probability mass ``M_v`` a unit of each column carries in ``sum p = 1``: 1, or
+    #: ``1 + q / (1 - q)`` with ``q = e^(-eps spacing)`` at the end columns of a line window (their
+    #: tails).
     mass_weight: np.ndarray
+    #: Primal column (global index) where every privacy edge starts; edge ``e`` links ``tail[e]`` to
+    #: ``head[e]``.
     tail: np.ndarray
+    #: Primal column (global index) where every privacy edge ends: the next position of the same
+    #: chain (wrapping round on the ring).
     head: np.ndarray
+    #: Smallest cost beyond the line windows, ``h((margin + 1) spacing)`` (``inf`` on the ring,
+    #: units of ``h``): the tails are exact when it is at least the optimal value.
     first_tail_cost: float
 
     @property

@@ -48,10 +48,20 @@ class LabelBlock:
     ``names``, if given, are explicit names (read from a file) used as labels and names.
     """
 
+    #: What the block's rows (columns) are, e.g. ``"privacy"``: the block's entry in
+    #: ``row_layout()`` (``column_layout()``) and the label ``kind[local]`` of a row when there
+    #: is no ``describe``.
     kind: str
+    #: Number of consecutive rows (columns) in the block (>= 0).
     size: int
+    #: Start of every MPS / LP-file name of the block (letters and ``_`` only), followed by the
+    #: row's index in the whole LP.
     prefix: str
+    #: The labels of block-local row indices (an int64 array in, one string per index out), or None
+    #: for ``kind[local]``.
     describe: Describer | None = None
+    #: Explicit names, one per row (e.g. read from a file), used as both labels and names; None to
+    #: derive them from ``prefix``.
     names: Sequence[str] | None = None
 
     def __post_init__(self):
@@ -164,9 +174,14 @@ class PairLabels:
     is ``template`` with ``{a}`` and ``{b}`` the labels of columns ``first[i]`` and
     ``second[i]`` (from ``columns``, a describer of column indices)."""
 
+    #: Label text with the placeholders ``{a}`` and ``{b}`` for the labels of the two columns a row
+    #: links.
     template: str
+    #: Column (index in the whole LP) put at ``{a}``, one per row of the block (int array).
     first: np.ndarray
+    #: Column (index in the whole LP) put at ``{b}``, one per row of the block (int array).
     second: np.ndarray
+    #: The labels of column indices (a describer, e.g. the LP's column labels).
     columns: Describer
 
     def __call__(self, local: np.ndarray) -> list[str]:
@@ -180,7 +195,9 @@ class Wrapped:
     """Labels ``template.format(label)`` of another describer's labels, e.g. the dual LP's
     column ``mu[<primal row>]`` for the multiplier of a primal row."""
 
+    #: Label text with one ``{}`` placeholder for the inner label, e.g. ``"mu[{}]"``.
     template: str
+    #: The describer whose labels are wrapped (the same indices are passed through).
     inner: Describer
 
     def __call__(self, local: np.ndarray) -> list[str]:

@@ -108,13 +108,24 @@ class ScaledProblem:
     scaled problem is ``D_c x_hat`` in the LP's units, a multiplier ``y_hat`` is
     ``D_r y_hat``)."""
 
+    #: The rescaled constraint matrix ``D_r A D_c`` (CSR, the LP's rows by its columns).
     a: sp.csr_matrix
+    #: Rescaled right-hand sides ``D_r row_lower`` (an equality row's value, a ``>=`` row's lower
+    #: bound).
     b: np.ndarray
+    #: Rescaled cost ``D_c cost``.
     c: np.ndarray
+    #: Rescaled column lower bounds ``col_lower / D_c`` (finite).
     lo: np.ndarray
+    #: Rescaled column upper bounds ``col_upper / D_c`` (finite).
     hi: np.ndarray
+    #: Boolean mask of the equality rows; every other row is a ``>=`` row.
     equality: np.ndarray
+    #: ``D_r``, one positive factor per row: a multiplier ``y_hat`` of the scaled problem is
+    #: ``D_r y_hat`` in the LP's units.
     row_scale: np.ndarray
+    #: ``D_c``, one positive factor per column: a point ``x_hat`` of the scaled problem is
+    #: ``D_c x_hat`` in the LP's units.
     col_scale: np.ndarray
 
     @classmethod

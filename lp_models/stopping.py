@@ -250,9 +250,18 @@ class PayoffValues:
     deterministic rule: stop iff ``G[i, r] > continuation[i]``.
     """
 
+    #: ``G[i, r]``, the expected payoff of stopping on the candidate of relative rank ``r`` at time
+    #: ``i``, in the flat triangle layout of :func:`triangle_index` (units of the payoff ``g``).
     held: np.ndarray
+    #: ``continuation[i-1]``: the optimal expected payoff of rejecting the candidate at time ``i``
+    #: and playing on (length n; ``-inf`` at ``i = n``, where the rule must stop).
     continuation: np.ndarray
+    #: The optimal expected payoff ``max_rules E[g(absolute rank)]`` (no privacy constraint; units
+    #: of ``g``).
     value: float
+    #: The optimal deterministic rule in the flat triangle layout: True where it stops at (time
+    #: ``i``, relative rank ``r``), i.e. ``held`` exceeds the continuation value (always at
+    #: ``i = n``).
     stop: np.ndarray
 
 
@@ -379,8 +388,14 @@ class StoppingSolution:
     """A point of :func:`stopping_lp` by meaning: ``joint[i-1, r-1] = x[i, r]`` (zero where
     r > i), ``running[i-1] = s[i]``, ``rank_distribution[k-1] = q[k] = z[n, k]``."""
 
+    #: ``joint[i-1, r-1] = x[i, r]``, the probability of stopping at time ``i`` on relative rank
+    #: ``r`` (n x n, zero above the diagonal).
     joint: np.ndarray
+    #: ``running[i-1] = s[i]``, the probability that the rule is still running when candidate ``i``
+    #: arrives (length n, ``running[0] = 1``).
     running: np.ndarray
+    #: ``rank_distribution[k-1] = q[k] = z[n, k]``, the probability that the selected candidate has
+    #: absolute rank ``k`` (rank 1 is the best; length n).
     rank_distribution: np.ndarray
 
 

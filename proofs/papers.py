@@ -28,13 +28,23 @@ __all__ = ["PAPERS", "Paper", "cite"]
 class Paper:
     """A paper: authors, title, venue and arXiv identifier (with version, if it matters)."""
 
+    #: The paper's key, e.g. ``"permute-and-flip"`` or ``"secretary-v1"`` (the keys of
+    #: ``PAPERS``).
     key: str
+    #: Every author, initials and surname.
     authors: str
+    #: The title.
     title: str
+    #: Where it appeared, e.g. ``"NeurIPS 2020"``; ``""`` for a preprint.
     venue: str
+    #: The arXiv identifier, with the version where it matters (``"2005.01586v4"``).
     arxiv: str
+    #: The authors in a short citation (``"McKenna & Sheldon"``, ``"Goel et al."``).
     short_authors: str
+    #: Year of the cited version (``""`` when the short citation has none).
     year: str = ""
+    #: Which text of the paper optmech's reading is based on: arXiv's HTML rendering or a conversion
+    #: of the PDF.
     text: str = ""
 
     @property

@@ -107,9 +107,16 @@ class RegistryWarning(UserWarning):
 class CheckResult:
     """What a check found.  ``evidence`` is plain text, deterministic across runs."""
 
+    #: ``"verified"``, ``"erratum"`` or ``"failed"`` (``STATUSES``).
     status: str
+    #: How the status was reached: the simplified difference, the range checked, the error bound
+    #: (plain text, the same on every run).
     evidence: str
+    #: The corrected statement (required for an erratum; a failed :func:`erratum_if` keeps
+    #: it); None otherwise.
     corrected: str | None = None
+    #: A case where the printed statement fails (required for an erratum; a failed
+    #: :func:`erratum_if` keeps it); None otherwise.
     counterexample: str | None = None
 
     def __post_init__(self):
@@ -132,12 +139,23 @@ class Identity:
     may be empty for a user's identity).
     """
 
+    #: Unique name within its registry, e.g. ``"secretary.rank_distribution"``.
     name: str
+    #: Key naming the source: a built-in key of ``PAPERS`` or any other key (grouped on its
+    #: own).
     paper: str
+    #: The statement, as printed or derived (non-empty text).
     statement: str
+    #: The statement as SymPy source, for ``sympy.parse_expr(..., evaluate=False)``; may be empty
+    #: for a user's identity.
     sympy: str
+    #: Where the statement is printed (free text, non-empty).
     source: str
+    #: The methods used, the decisive one first (free text; :data:`METHODS` lists the built-in
+    #: ones).
     methods: tuple[str, ...]
+    #: The check: called with no arguments, returns the :class:`CheckResult` that decides the
+    #: statement.
     check: Callable[[], CheckResult]
 
     def __post_init__(self):
@@ -164,7 +182,9 @@ class Outcome(Displayed, Tabular):
     table show its name, status, method and source; :meth:`records` is its one row of
     :meth:`to_json`."""
 
+    #: The identity that was checked.
     identity: Identity
+    #: What its check found.
     result: CheckResult
 
     @property

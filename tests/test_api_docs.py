@@ -85,6 +85,9 @@ def extensions():
     ("lp_models.solve", "lp_models.program.solve"),
     ("optmech.selection.mechanisms.PermuteAndFlip.expected_error",
      "optmech.selection.mechanisms.SelectionMechanism.expected_error"),
+    # fields of a re-exported class: with a default (its value has no module) and without
+    ("lp_models.LinearProgram.objective_scale", "lp_models.program.LinearProgram.objective_scale"),
+    ("optmech.secretary.PrivateStoppingRule.n", "optmech.secretary.optimal.PrivateStoppingRule.n"),
 ])
 def test_a_public_path_links_to_where_the_object_is_described(extensions, public, defining):
     public_names, _ = extensions
@@ -94,7 +97,8 @@ def test_a_public_path_links_to_where_the_object_is_described(extensions, public
 
 def test_names_outside_the_packages_are_left_to_sphinx(extensions):
     public_names, _ = extensions
-    for target in ("numpy.ndarray", "optmech.no_such_name", "optmech.unbounded.UNBOUNDED"):
+    for target in ("numpy.ndarray", "optmech.no_such_name", "optmech.unbounded.UNBOUNDED",
+                   "lp_models.LinearProgram.no_such_field"):
         assert public_names.defining_path(target) is None
 
 
@@ -128,26 +132,78 @@ def test_the_landing_page_starts_with_install_and_a_quick_start():
     assert "autodoc" not in text            # how the site is built: about.rst
 
 
-# The results a reader meets first: each field has a ``#:`` description (autodoc shows it
-# under the field).  The other public dataclasses describe their fields in the class
-# docstring.
-DESCRIBED_FIELDS = ["optmech.lattice.optimum.LatticeOptimum",
-                    "optmech.lattice.bound.LatticeBracket", "optmech.lattice.bound.RatioBands",
-                    "optmech.lattice.ratios.RatioCurve", "lp_models.program.LinearProgram",
-                    "lp_models.program.Solution"]
+def public_dataclasses() -> list[str]:
+    """``module.Class`` of every dataclass a public module exports (its ``__all__``, else its
+    public names) and defines itself."""
+    import dataclasses
+    import inspect
+
+    found = []
+    for name in sorted(public_modules()):
+        module = importlib.import_module(name)
+        exported = getattr(module, "__all__", None) or [n for n in dir(module)
+                                                        if not n.startswith("_")]
+        for member in exported:
+            obj = getattr(module, member, None)
+            if (inspect.isclass(obj) and dataclasses.is_dataclass(obj)
+                    and obj.__module__ == name):
+                found.append(f"{name}.{member}")
+    return found
 
 
-@pytest.mark.parametrize("path", DESCRIBED_FIELDS)
-def test_every_field_of_the_main_results_has_a_description(path):
+# Every field of a public dataclass has a ``#:`` description (autodoc shows it under the
+# field), except in these classes, whose modules are being reworked: their fields are
+# described in the class docstring for now.  Describing one means taking it off this list
+# (the last test below insists).
+UNDESCRIBED = [
+    "lp_models.lattice_bracket.BracketRun", "lp_models.lattice_certificates.LatticeDual",
+    "lp_models.lattice_classes.LatticeClasses", "lp_models.lattice_labels.ClassLabels",
+    "lp_models.lattice_labels.FullVariableLabels", "lp_models.lattice_labels.VariableLabels",
+    "lp_models.lattice_labels.VectorLabels", "optmech.lattice.delta.ImprovingStep",
+    "optmech.multiselect.dilp.DilpResult", "optmech.multiselect.noise.SymmetricNoise",
+    "optmech.multiselect.offsets.Disutility", "optmech.multiselect.offsets.ServerResponse",
+    "optmech.multiselect.protocol.MonteCarloEstimate",
+    "optmech.multiselect.protocol.MultiSelection",
+    "optmech.multiselect.protocol.ProtocolDraws", "optmech.multiselect.ring.TruncatedLaplace",
+]
+DESCRIBED_FIELDS = [path for path in public_dataclasses() if path not in UNDESCRIBED]
+
+
+def undescribed_fields(path: str) -> list[str]:
+    """The fields of the dataclass ``path`` without a ``#:`` comment right above them in the
+    class that declares them."""
     import ast
     import dataclasses
     import inspect
 
     module_name, _, name = path.rpartition(".")
     cls = getattr(importlib.import_module(module_name), name)
-    lines, _ = inspect.getsourcelines(cls)
-    tree = ast.parse("".join(lines))
-    described = {node.target.id for node in tree.body[0].body
-                 if isinstance(node, ast.AnnAssign)
-                 and lines[node.lineno - 2].strip().startswith("#: ")}
-    assert sorted(f.name for f in dataclasses.fields(cls) if f.name not in described) == []
+    described = set()
+    for owner in cls.__mro__:
+        if not dataclasses.is_dataclass(owner) or owner is object:
+            continue
+        lines, _ = inspect.getsourcelines(owner)
+        tree = ast.parse("".join(lines))
+        described |= {node.target.id for node in tree.body[0].body
+                      if isinstance(node, ast.AnnAssign)
+                      and lines[node.lineno - 2].strip().startswith("#: ")}
+    return sorted(f.name for f in dataclasses.fields(cls) if f.name not in described)
+
+
+def test_the_dataclasses_are_found():
+    assert len(DESCRIBED_FIELDS) >= 34    # 50 public dataclasses when written, 16 excepted
+    for path in ("optmech.lattice.optimum.LatticeOptimum", "lp_models.program.Solution",
+                 "proofs.registry.Outcome", "optmech.secretary.optimal.PrivateStoppingRule"):
+        assert path in DESCRIBED_FIELDS
+
+
+@pytest.mark.parametrize("path", DESCRIBED_FIELDS)
+def test_every_field_of_a_public_dataclass_has_a_description(path):
+    assert undescribed_fields(path) == []
+
+
+def test_the_exceptions_are_public_dataclasses_still_undescribed():
+    public = set(public_dataclasses())
+    assert sorted(set(UNDESCRIBED) - public) == [], "not a public dataclass (renamed?)"
+    assert [path for path in UNDESCRIBED if not undescribed_fields(path)] == [], \
+        "fully described: take it off UNDESCRIBED"

@@ -148,10 +148,18 @@ class Task:
     monotonic mechanism variants (half the noise) are private for it.
     """
 
+    #: The task's key in ``TASKS``: ``"mode"`` or ``"median"``.
     name: str
+    #: The score of every bin of a histogram (counts per bin in, one score per bin out; higher is
+    #: better).
     scores: Callable[[object], np.ndarray]
+    #: Sensitivity Δ of the scores when one individual is added or removed (units of individuals; 1
+    #: for both tasks).
     sensitivity: float
+    #: Whether every score moves in the same direction between neighbouring datasets, so that the
+    #: monotonic variants (half the noise) are private.
     monotonic: bool
+    #: One line saying what a bin's score is, and its sensitivity.
     description: str
 
 

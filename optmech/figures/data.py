@@ -51,10 +51,16 @@ STYLES = {"pf": dict(color="m", lw=2.5), "em": dict(color="g", lw=2.5),
 class Experiment:
     """One dataset and task as the paper sets them up."""
 
+    #: The dataset's name in upper case, as the paper writes it (e.g. ``"HEPTH"``).
     dataset: str
+    #: The selection task, a key of ``optmech.data.tasks.TASKS`` (``"mode"`` or ``"median"``).
     task: str
+    #: Number of histogram bins after coarsening: 1024, or the native count where it does not divide
+    #: into 1024 (NETFLIX: 17770).
     bins: int
+    #: The task's score of every bin (units of individuals; higher is better).
     scores: np.ndarray
+    #: Whether the mechanisms use their monotonic variant (True for the mode, False for the median).
     monotonic: bool
 
     @property

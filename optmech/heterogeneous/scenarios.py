@@ -78,12 +78,25 @@ class Scenario:
     ``c = i mod C``.  ``sensitivities`` and the clipping range ``[low, high]`` are the
     10th/90th percentiles of the equal-weight mixture over components."""
 
+    #: Its name: ``"1"`` to ``"8"`` or ``"sweep:T"`` (``"sweep:T/normalised"`` for the normalised
+    #: variant), as :func:`scenario_from_key` reads it.
     key: str
+    #: A short description, for tables and figure titles.
     title: str
+    #: Means of the score distributions, shape ``(C, n)``: component ``c``, candidate ``a``
+    #: (``C = 2`` in scenarios 7-8, the two user groups; else 1).
     means: np.ndarray
+    #: Standard deviation of every candidate's score distribution (length n, >= 0; zeros in
+    #: scenarios 1-3).
     spreads: np.ndarray
+    #: ``Δ_a``, the 90th minus the 10th percentile of candidate ``a``'s score distribution (length
+    #: n, > 0; the stated 1 or 1.8 in scenarios 1-3).
     sensitivities: np.ndarray
+    #: Lower clipping bound of every candidate's scores, the 10th percentile (``-inf`` in scenarios
+    #: 1-3: no clipping).
     low: np.ndarray
+    #: Upper clipping bound of every candidate's scores, the 90th percentile (``inf`` in scenarios
+    #: 1-3: no clipping).
     high: np.ndarray
 
     @property
@@ -208,10 +221,18 @@ def scenario_from_key(key: str, seed: int = 0) -> Scenario:
 class MSEPoint:
     """Mean squared error of one mechanism at one ε with its 95% confidence interval."""
 
+    #: Name of the mechanism, one of ``optmech.heterogeneous.MECHANISM_NAMES``.
     mechanism: str
+    #: The privacy parameter ε of the point (> 0).
     epsilon: float
+    #: Mean over the trials of the exact expected squared error ``E[(q* - q_M)^2]`` (squared units
+    #: of the scores, >= 0).
     mse: float
+    #: Lower end of the 95% Student-t confidence interval of ``mse`` (equal to ``mse`` for one trial
+    #: or equal values).
     ci_low: float
+    #: Upper end of the 95% Student-t confidence interval of ``mse`` (equal to ``mse`` for one trial
+    #: or equal values).
     ci_high: float
 
 
@@ -221,8 +242,12 @@ class ScenarioResult(Displayed, Tabular):
     :meth:`records` has one row per point (``mechanism``, ``epsilon``, ``mse``, ``ci_low``,
     ``ci_high``)."""
 
+    #: The scenario that was run.
     scenario: Scenario
+    #: Number of score vectors averaged per point (1 for a deterministic scenario, 1-3).
     trials: int
+    #: One :class:`MSEPoint` per (mechanism, ε), mechanism by mechanism in the order asked for, ε in
+    #: the order given.
     points: tuple[MSEPoint, ...]
 
     _display = ("scenario_key", "trials", "mechanisms", "epsilons")

@@ -37,15 +37,31 @@ class Result(Tabular):
     makes one table of a list of them.
     """
 
+    #: The area whose module computed the row (e.g. ``"secretary"`` for
+    #: :mod:`optmech.reproduce.secretary`).
     area: str
+    #: What the row compares, in words.
     name: str
+    #: Where the paper states it (citation and location), or ``"optmech"`` for the toolkit's own
+    #: results.
     source: str
+    #: The paper's printed value: a number, a quoted statement for a qualitative claim, or None for
+    #: the toolkit's own results.
     paper: float | str | None
+    #: The toolkit's value: a number, or a statement for a qualitative claim.
     ours: float | str
+    #: Absolute tolerance of the comparison ``|ours - paper| <= tolerance``, in the units of the
+    #: value (None for qualitative claims and the toolkit's own results).
     tolerance: float | None
+    #: ``"match"``, ``"differs"`` or ``"new"`` (no paper value).
     status: str
+    #: Why a ``"differs"`` row differs (a known, documented reason); empty for the others, and an
+    #: empty one on a ``"differs"`` row fails the run.
     explanation: str = ""
+    #: File name of a PNG the row refers to, in the output folder, or None.
     figure: str | None = None
+    #: The row's stable id within its area (cited as ``"area:key"`` by :mod:`proofs.claims`); ``""``
+    #: for rows no claim cites.
     key: str = ""
 
     def __post_init__(self):

@@ -132,22 +132,48 @@ class PrivateStoppingRule(Displayed):
     expected payoff before the repair.
     """
 
+    #: Number of candidates (>= 2).
     n: int
+    #: The privacy parameter ε under d_l (``inf``: no privacy, the classical optimum).
     epsilon: float
+    #: The privacy parameter δ, in [0, 1].
     delta: float
+    #: Reach of the metric d_l (Definition 6): a swap of two candidates at most ``l`` ranks apart is
+    #: one step (1 <= l <= n - 1).
     l: int
+    #: ``"best"``, ``"top-m"`` or ``"rank"`` (see ``expected_payoff``).
     payoff: str
+    #: The ``m`` of the ``"top-m"`` payoff (1 <= m <= n); unused by the other payoffs.
     m: int | None
+    #: The rule: its stopping probability per (time, relative rank).
     rule: StoppingRule
+    #: The rule's exact rank distribution, recomputed from ``rule``: entry ``k - 1`` is the
+    #: probability of selecting the candidate of absolute rank ``k`` (length n, sums to 1).
     rank_distribution: np.ndarray
+    #: ``sum_k payoff[k] q[k]``: the probability of selecting the best (``"best"``) or one of the
+    #: ``m`` best (``"top-m"``), or minus the expected rank (``"rank"``).
     expected_payoff: float
+    #: Certified bound: no (ε, δ)-DP rule has a larger expected payoff (the Lagrangian bound of
+    #: ``multipliers``, units of ``expected_payoff``, >= ``expected_payoff`` up to rounding).
     upper_bound: float
+    #: Privacy multipliers ``y >= 0`` giving ``upper_bound``, one per pair of
+    #: :func:`lp_models.stopping.privacy_pairs` (empty for ``epsilon = inf``).
     multipliers: np.ndarray
+    #: The tight δ(ε) of ``rank_distribution`` over all pairs ``|i - j| <= l`` (Theorem 3.2); at
+    #: most ``delta`` up to rounding.
     realised_delta: float
+    #: Weight in [0, 1] of the blind choice mixed into the solver's rule to absorb its round-off (0
+    #: when no row was violated).
     repair_weight: float
+    #: ``"highs"`` or ``"column-generation"``, the solver that ran (for ``epsilon = inf``, where
+    #: nothing is solved, the method asked for).
     method: str
+    #: Simplex iterations of HiGHS (``"highs"``) or rounds of column generation; 0 when nothing was
+    #: solved.
     iterations: int
+    #: Wall-clock seconds of the whole computation.
     seconds: float
+    #: The LP HiGHS solved last, as built (see above); None when no LP was solved.
     lp: LinearProgram | None = field(default=None, repr=False)
 
     # repr and notebook table: the requirement, the value and its certificate
@@ -350,9 +376,16 @@ class PmixComparison(Displayed):
     for "rank" (>= 1 in both cases).
     """
 
+    #: The optimal (ε, δ)-DP rule, :func:`optimal_private_rule` at the same arguments.
     optimal: PrivateStoppingRule
+    #: Largest mixing weight p in [0, 1] for which the p-mix (the classical optimal rule with
+    #: probability p, else the blind choice) is (ε, δ)-DP over all pairs at this n.
     pmix_p: float
+    #: The p-mix's expected payoff, in the units of ``optimal.expected_payoff`` (a probability for
+    #: ``"best"`` and ``"top-m"``, minus the expected rank for ``"rank"``).
     pmix_success: float
+    #: The p-mix's rank distribution: entry ``k - 1`` is the probability of selecting the candidate
+    #: of absolute rank ``k`` (length n, sums to 1).
     pmix_rank_distribution: np.ndarray
 
     _display = ("optimal_success", "pmix_p", "pmix_success", "ratio")

@@ -170,10 +170,17 @@ class PmixBound(Displayed):
     (None for the largest p).
     """
 
+    #: The quantity (ε(δ), δ(ε) in [0, 1], or the largest private p in [0, 1], as the function that
+    #: returns it says) over all pairs ``|i - j| <= l`` at this n: tight (Theorem 3.2).
     exact: float
+    #: The paper's formula at this n, through the pair (1, l+1) (Theorem 4.2, Corollary 2 or 3);
+    #: equal to ``exact`` whenever Lemma 2 holds (n >= 7).
     closed_form: float
+    #: The n -> infinity limit of the formula (through ``a_{l+1}``).
     asymptotic: float
+    #: 1-based ranks (i, j) of the pair attaining ``exact``; None when no pair binds.
     pair: tuple[int, int] | None
+    #: The looser value Theorem 4.1 guarantees from M*'s own exact privacy; None for the largest p.
     theorem_4_1: float | None = None
 
     _display = ("exact", "closed_form", "asymptotic", "pair", "theorem_4_1")

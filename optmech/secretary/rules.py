@@ -43,6 +43,9 @@ class StoppingRule(Displayed):
     rank): ``stop[i-1, r-1]`` for 1 <= r <= i <= n (n x n, zero above the diagonal, last
     row all ones).  Dense storage: intended for n up to a few thousand."""
 
+    #: ``stop[i-1, r-1]``: the probability of stopping at time ``i`` when the candidate there has
+    #: relative rank ``r`` and the rule is still running (n x n, in [0, 1], zero above the diagonal,
+    #: last row all ones; read-only).
     stop: np.ndarray
 
     def __post_init__(self):

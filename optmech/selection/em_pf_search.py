@@ -132,14 +132,26 @@ class RatioSearch:
     ``family``; ``deficit = 2 - ratio``; ``bound`` is :func:`ratio_bound` at ``scores``;
     ``ratios`` the best ratio of each family; ``evaluations`` the ratio evaluations made."""
 
+    #: Number of candidates (2 to 200).
     n: int
+    #: The privacy parameter ε of the search (> 0; sensitivity 1).
     epsilon: float
+    #: Largest ``E[err EM] / E[err PF]`` found, recomputed from the exact pmfs at ``scores`` (in [1,
+    #: 2): 2 is the supremum, never attained).
     ratio: float
+    #: ``2 - ratio`` (> 0).
     deficit: float
+    #: :func:`ratio_bound` at ``scores``: an upper bound on the ratio there
+    #: (``ratio <= bound < 2``).
     bound: float
+    #: What found it: ``"step"``, ``"two-level"`` or ``"multistart"``.
     family: str
+    #: The score vector attaining ``ratio`` (length n, top score 0, the others <= 0, units of the
+    #: sensitivity).
     scores: np.ndarray = field(repr=False)
+    #: The best ratio of each family that ran (family name -> ratio, from the exact pmfs).
     ratios: dict
+    #: Ratio evaluations made, over every family (grid points and L-BFGS-B function evaluations).
     evaluations: int
 
 

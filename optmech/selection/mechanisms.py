@@ -91,8 +91,12 @@ __all__ = [
 class PrivacyGuarantee:
     """``(epsilon, delta)``-differential privacy for scores of the stated sensitivity."""
 
+    #: The privacy parameter ε (>= 0; 0 for an output independent of the data).
     epsilon: float
+    #: The privacy parameter δ, in [0, 1] (0: pure ε-DP, as every mechanism here).
     delta: float = 0.0
+    #: For which scores the guarantee holds and where it is proved (e.g. a paper and theorem); may
+    #: be empty.
     statement: str = ""
 
     def __str__(self) -> str:

@@ -136,10 +136,17 @@ class PrivacyCheck:
     :data:`~optmech.unbounded.UNBOUNDED` (equal to ``inf``) when one of the two inputs
     produces ``output`` and the other cannot: the mechanism is not ε'-DP for any ε'."""
 
+    #: The largest privacy loss ``|log Pr[M(q) = r] - log Pr[M(q') = r]|`` found (>= 0), or
+    #: :data:`~optmech.unbounded.UNBOUNDED`.
     epsilon: float
+    #: The output (0-based candidate index) at which it occurs.
     output: int
+    #: The score vector ``q`` that was checked.
     scores: np.ndarray
+    #: The neighbouring score vector ``q'`` attaining ``epsilon`` (``scores`` itself when no
+    #: neighbour was checked).
     neighbour: np.ndarray
+    #: Number of neighbouring score vectors compared with ``scores``.
     neighbours_checked: int
 
     def satisfies(self, epsilon: float, rtol: float = 1e-9) -> bool:

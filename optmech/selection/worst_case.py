@@ -70,10 +70,17 @@ def pf_error_on_step(n: int, p, epsilon: float, sensitivity: float = 1.0):
 class WorstCase:
     """The maximiser ``p`` (and ``c``) of equation (7) or (8) and the maximal error."""
 
+    #: ``"em"`` (equation (7)) or ``"pf"`` (equation (8)).
     mechanism: str
+    #: Number of candidates (>= 1).
     n: int
+    #: The maximiser ``p = exp(epsilon c / (2 sensitivity))``, in (0, 1] (1 for n = 1).
     p: float
+    #: The score of the ``n - 1`` other candidates in the worst case ``(c, ..., c, 0)``:
+    #: ``c = 2 sensitivity log(p) / epsilon <= 0`` (units of the scores).
     c: float
+    #: The largest expected error over all score vectors (units of the scores, >= 0; about 1e-10
+    #: relative).
     error: float
 
 

@@ -66,7 +66,9 @@ class Evidence:
     check that computes it (``check``: one of the claim's reproduce rows ``"area:key"``,
     identity names or test nodes)."""
 
+    #: How the derivation computes it, e.g. ``"exact fractions"`` or ``"Monte Carlo, 2e6 runs"``.
     method: str
+    #: The check that carries it out: one of the claim's ``rows``, ``identities`` or ``tests``.
     check: str
 
 
@@ -75,17 +77,33 @@ class Claim(Tabular):
     """One checkable claim of a paper and its verdict (see the module docstring); its
     :meth:`records` are its one row (the references joined by semicolons)."""
 
+    #: Unique id: the paper, the location and the point, e.g. ``"sec.fact2.rank-distribution"``.
     id: str
+    #: Key of the paper in ``proofs.papers.PAPERS``.
     paper: str
+    #: Where the paper states it, e.g. ``"§2.2, Fact 2"``.
     location: str
+    #: What kind of claim it is, one of ``KINDS`` (theorem, figure, number in text, ...).
     kind: str
+    #: What the claim says, in the inventory's words.
     statement: str
+    #: The verdict, one of ``OUTCOMES``: ``"holds"``, ``"erratum"``, ``"holds in part"`` or
+    #: ``"not checkable here"``.
     outcome: str
+    #: The ``optmech reproduce`` rows that check it, as ``"area:key"``.
     rows: tuple[str, ...] = ()
+    #: Names of the identities of :mod:`proofs.registry` that check it.
     identities: tuple[str, ...] = ()
+    #: The tests that check it, as pytest node ids ``"tests/...::test_name"``.
     tests: tuple[str, ...] = ()
+    #: Why the outcome is not ``"holds"`` (which part fails, or why nothing can check it); required
+    #: unless it is.
     note: str = ""
+    #: The independent derivations behind the verdict (at least two, by different methods and
+    #: checks, for an erratum).
     evidence: tuple[Evidence, ...] = ()
+    #: Which text of the paper was read and how the passage was checked against the other version
+    #: (required for an erratum).
     text: str = ""
 
     def __post_init__(self):

@@ -11,15 +11,16 @@ resolve is a warning, so a broken link fails the build.
 from __future__ import annotations
 
 import importlib
+import inspect
 
 PACKAGES = ("optmech", "lp_models", "proofs")
 
 
-def _lookup(target: str):
+def lookup(target: str):
     """The object a dotted ``target`` names (the longest importable module, then
     attributes), or None."""
     parts = target.split(".")
-    for split in range(len(parts) - 1, 0, -1):
+    for split in range(len(parts), 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:split]))
         except ImportError:
@@ -32,14 +33,32 @@ def _lookup(target: str):
     return None
 
 
+def _field_path(target: str) -> str | None:
+    """``module.qualname.name`` of the class that declares the field (an annotated class
+    attribute, e.g. a dataclass field) that ``target`` names, or None.  A field is not an
+    object with a module of its own: its value on the class is its default, if any."""
+    parent, _, name = target.rpartition(".")
+    cls = lookup(parent) if parent else None
+    if not inspect.isclass(cls):
+        return None
+    for owner in cls.__mro__:
+        if name in inspect.get_annotations(owner):
+            return f"{owner.__module__}.{owner.__qualname__}.{name}"
+    return None
+
+
 def defining_path(target: str) -> str | None:
     """``module.qualname`` of the object that ``target`` (a dotted import path) names,
     where that differs from ``target``: a name re-exported by a package
-    (``optmech.lattice.solve_lattice``) or a method a class inherits
-    (``PermuteAndFlip.expected_error``); else None."""
+    (``optmech.lattice.solve_lattice``), a method a class inherits
+    (``PermuteAndFlip.expected_error``) or a field of a class re-exported by a package
+    (``lp_models.LinearProgram.objective_scale``); else None."""
     if target.split(".")[0] not in PACKAGES:
         return None
-    obj = _lookup(target)
+    field = _field_path(target)
+    if field is not None:
+        return None if field == target else field
+    obj = lookup(target)
     if isinstance(obj, (classmethod, staticmethod, property)):
         obj = getattr(obj, "__func__", getattr(obj, "fget", obj))
     module = getattr(obj, "__module__", None)

@@ -107,8 +107,11 @@ class ExactScores:
     """A validated score vector; ``values`` is int64, float64, or an object array whose
     entries are Python ints or ``Fraction`` (see the module docstring)."""
 
+    #: The scores, each the exact rational it denotes: int64, float64, or an object array of
+    #: Python ints or ``Fraction`` values (length >= 1).
     values: np.ndarray
-    top: object      # q* = max_r q_r as a Python int, float or Fraction (exact)
+    #: ``q* = max_r q_r``, exactly, as a Python int, float or ``Fraction``.
+    top: object
 
     @classmethod
     def from_input(cls, scores) -> "ExactScores":
