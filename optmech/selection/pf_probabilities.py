@@ -55,8 +55,13 @@ from optmech.selection.scores import log_weights
 __all__ = ["BATCH_MAX", "MAX_NODES", "TAIL", "pf_log_probabilities", "pf_probabilities",
            "pf_probabilities_from_log_coins", "pf_probability_rows", "pf_rows"]
 
+#: Gauss–Legendre nodes at most, beyond :data:`BATCH_MAX` candidates.
 MAX_NODES = 96
+#: The integral is cut at ``T = min(1, TAIL / (S - 1))``: the part beyond is below
+#: ``exp(-TAIL) / (S - 1)`` (module docstring).
 TAIL = 45.0
+#: Largest number of candidates whose pmf runs the batch kernel :func:`pf_rows` (a 2-D
+#: batch, or a 1-D call of up to this many candidates).
 BATCH_MAX = 4096
 _CHUNK = 1 << 15
 _BLOCK = 1 << 16              # products 1 - p_s t_k per block of rows
