@@ -10,7 +10,8 @@ with one line on stderr and never a traceback:
   ``IntegrationError``, a result that overflows a double, a numerical warning, a Dask
   cluster that went away, a file that could not be written, an internal error);
 * 2: bad input, named with the option's own spelling (``InvalidArgumentError``, argparse),
-  including a request whose estimated memory exceeds the budget (``--max-memory``);
+  including a request whose estimated memory or CPU time exceeds the budget
+  (``--max-memory``, ``--max-work``) and an option whose arithmetic overflows a double;
 * 130: interrupted (Ctrl-C); a sweep's cache stays consistent (entries are written
   atomically).
 
@@ -76,12 +77,16 @@ def _leaf_parsers(parser):
         yield from _leaf_parsers(child)
 
 
-def _cli_spelling(error: InvalidArgumentError, options: frozenset) -> InvalidArgumentError:
-    """``error`` with its argument spelt as the command's option (``epsilon`` -> ``--eps``)."""
+def _cli_spelling(error: InvalidArgumentError, options: frozenset,
+                  aliases: dict | None = None) -> InvalidArgumentError:
+    """``error`` with its argument spelt as the command's option (``epsilon`` -> ``--eps``);
+    ``aliases`` are the command's own (``parser.set_defaults(_aliases={"t": "--scenario"})``
+    for an API argument that one option of the command sets)."""
     parts = [p.strip() for p in error.argument.split(",")]
     spelt = []
     for part in parts:
-        for candidate in (_OPTION_ALIASES.get(part), "--" + part.replace("_", "-")):
+        for candidate in ((aliases or {}).get(part), _OPTION_ALIASES.get(part),
+                          "--" + part.replace("_", "-")):
             if candidate in options:
                 spelt.append(candidate)
                 break
@@ -97,21 +102,22 @@ def _fail(message: str, status: int = 1) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     from optmech.progress import reporting
-    from optmech.resources import memory_budget
+    from optmech.resources import memory_budget, work_budget
 
     parser = build_parser()
-    options = frozenset()
+    args = None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             warnings.simplefilter("error", RuntimeWarning)
             warnings.simplefilter("error", UserWarning)
             args = parser.parse_args(argv)
-            options = args._options
-            with reporting(lines=True, quiet=args.quiet), memory_budget(args.max_memory):
+            with reporting(lines=True, quiet=args.quiet), memory_budget(args.max_memory), \
+                    work_budget(args.max_work):
                 return int(args.func(args) or 0)
     except InvalidArgumentError as error:
-        fail_usage(str(_cli_spelling(error, options)))
+        fail_usage(str(_cli_spelling(error, getattr(args, "_options", frozenset()),
+                                     getattr(args, "_aliases", None))))
     except KeyboardInterrupt:
         print("optmech: interrupted", file=sys.stderr)
         return 130

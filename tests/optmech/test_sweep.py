@@ -42,6 +42,7 @@ def test_process_pool_matches_serial():
 def test_dask_local_cluster_matches_local_run():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp://", host="127.0.0.1",
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
         on_dask = run_sweep(pf_error_cell, CELLS, dask_scheduler=client)

@@ -467,7 +467,8 @@ CLASS_EXAMPLES = int(os.environ.get("OPTMECH_FUZZ_CLASS_EXAMPLES", "6"))
 CLASS_TIMEOUT = float(os.environ.get("OPTMECH_FUZZ_CLASS_TIMEOUT", "45"))
 REFUSE, COMPUTE_OR_REFUSE, FINISH = frozenset({2}), frozenset({0, 2}), frozenset({0, 1, 2})
 # What a refusal may say instead of an option: argparse's own lines name the argument.
-ARGPARSE_WORDING = re.compile(r"argument|unrecognized arguments|invalid choice|required")
+ARGPARSE_WORDING = re.compile(r"argument|unrecognized arguments|invalid choice|required"
+                              r"|^optmech: error: optmech \w+ ")
 BREACHES = ("hang", "internal error", "exit 1 on bad input", "exit 1 on valid input",
             "orphaned process", "refusal naming no option", "other breach")
 
