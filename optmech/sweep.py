@@ -86,7 +86,6 @@ CONNECT_TIMEOUT = 5.0        # seconds to reach a Dask scheduler and read its ha
 WORKER_WAIT = 30.0           # seconds a Dask cluster may have no worker while cells wait
 MAX_ENTRY_BYTES = 64 * 2**20  # a cache entry larger than this is damaged, not read
 _HANDSHAKE_BYTES = 2**16      # a Dask handshake is about 60 bytes
-_QUIET = logging.CRITICAL + 10
 _HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9_-]{1,63}(?<!-)$")
 
 
@@ -444,22 +443,36 @@ def _valid_host(host: str) -> bool:
     return 0 < len(host) <= 253 and all(_HOST_LABEL.match(label) for label in labels)
 
 
+class _DropDaskRecords(logging.Filter):
+    """A handler filter that drops the records of Dask and of the libraries under it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.name.startswith(("distributed", "tornado", "asyncio", "dask"))
+
+
 @contextlib.contextmanager
 def _dask_quiet(active: bool):
     """Dask's, tornado's and asyncio's log messages unshown while a sweep talks to a
-    cluster: what goes wrong reaches the user as one :class:`ClusterError` line."""
+    cluster (a filter on every handler they reach: Dask sets the levels of its loggers one
+    by one), so what goes wrong reaches the user as one :class:`ClusterError` line."""
     if not active:
         yield
         return
-    loggers = [logging.getLogger(name) for name in ("distributed", "tornado", "asyncio")]
-    levels = [logger.level for logger in loggers]
-    for logger in loggers:
-        logger.setLevel(_QUIET)
+    with contextlib.suppress(ImportError):   # Dask sets up its handlers when imported
+        import distributed  # noqa: F401
+
+    drop = _DropDaskRecords()
+    handlers = {handler for name in ("", "distributed", "dask", "tornado", "asyncio")
+                for handler in logging.getLogger(name).handlers}
+    if logging.lastResort is not None:       # what a logger without handlers writes to
+        handlers.add(logging.lastResort)
+    for handler in handlers:
+        handler.addFilter(drop)
     try:
         yield
     finally:
-        for logger, level in zip(loggers, levels):
-            logger.setLevel(level)
+        for handler in handlers:
+            handler.removeFilter(drop)
 
 
 def _probe(address: str) -> None:
