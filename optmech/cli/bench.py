@@ -39,7 +39,8 @@ def benchmarks_checkout() -> Path:
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "bench", help="run the benchmarks and write benchmarks/RESULTS.md",
+        "bench", help="run the benchmarks and write benchmarks/RESULTS.md (needs a source "
+                      "checkout)",
         description="Run every benchmark module (python -m benchmarks) of the source "
                     "checkout: times as medians with min/max over at least 5 runs, ratios "
                     "against baselines measured in the same run.")

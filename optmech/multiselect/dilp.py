@@ -30,7 +30,8 @@ error by ``(eps spacing)^2 f``); ``benchmarks/results/dilp.md`` tabulates the co
 Range and budgets.  The discretised LP is solved for ``eps`` in :data:`EPSILON_RANGE` =
 [1e-3, 1e3]: beyond it the costs (``h`` over a window of width ``O(1/eps)``) and the ring's
 decay factors ``e^{eps spacing}`` leave the range HiGHS solves reliably (measured: solver
-errors and primal/dual pairs 3x apart at ``eps = 1e4``, overflow on the ring beyond).  Its
+errors and primal/dual pairs 3x apart at ``eps = 1e4``, overflow on the ring beyond); on
+the ring a grid whose spacing makes ``eps spacing`` exceed 20 is refused as too coarse.  Its
 memory (the Laplace comparison holds a chain length squared of doubles) and CPU time are
 estimated from the layout before anything is built (:func:`estimated_seconds`: per chain
 ``0.005 + 3e-7 m^2`` s for ``m`` columns with ``"chains"``, ``2.7e-9 columns^2.35`` s for
@@ -75,6 +76,9 @@ MAX_COLUMNS = 3_000_000
 #: The privacy parameters the discretised LP is solved for (module docstring).
 EPSILON_RANGE = (1e-3, 1e3)
 _FEASIBILITY = 1e-7
+# Largest eps * spacing on the ring: its LP's coefficients e^(eps spacing) stay below e^20
+# (at e^40 HiGHS refused the model, at e^15 primal and dual agreed to 1e-7).
+_MAX_RING_DECAY = 20.0
 
 
 @dataclass(frozen=True)
@@ -172,6 +176,11 @@ def _ring_layout(k, epsilon, grid, disutility):
     if 2 * math.pi / grid > min_gap / 4 or grid < 8:
         raise InvalidArgumentError("grid", grid, f"at least {max(needed, 8)} points on the ring "
                                                  f"(spacing <= smallest gap {min_gap:.4g} / 4)")
+    if epsilon * 2 * math.pi / grid > _MAX_RING_DECAY:
+        raise InvalidArgumentError("grid", grid, f"at least "
+                                   f"{math.ceil(epsilon * 2 * math.pi / _MAX_RING_DECAY)} points "
+                                   f"on the ring at eps = {epsilon:g} (the LP's factors "
+                                   f"e^(eps spacing) stay below e^{_MAX_RING_DECAY:g})")
     return laplace
 
 
