@@ -251,7 +251,7 @@ def _name_limits(folder: Path) -> tuple[int, int]:
 def _existing_folder(path: Path) -> Path:
     """The nearest folder above ``path`` that exists (``.`` for a bare name)."""
     folder = path.parent if str(path.parent) else Path(".")
-    while not folder.exists() and folder != folder.parent:
+    while folder != folder.parent and not os.path.lexists(folder):   # (never raises)
         folder = folder.parent
     return folder
 
