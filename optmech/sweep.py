@@ -476,10 +476,11 @@ def _dask_quiet(active: bool):
 
 
 def _probe(address: str) -> None:
-    """Connect to ``tcp://host:port`` and read the Dask handshake every Dask server sends
-    first (a length-prefixed msgpack frame with ``compression``, ``python`` and
-    ``pickle-protocol``), all within :data:`CONNECT_TIMEOUT` seconds; answer with the same
-    handshake and close.  :class:`ClusterError` saying what was found otherwise."""
+    """Connect to ``tcp://host:port`` (trying again while the connection is refused: a
+    scheduler may be starting) and read the Dask handshake every Dask server sends first (a
+    length-prefixed msgpack frame with ``compression``, ``python`` and ``pickle-protocol``),
+    all within :data:`CONNECT_TIMEOUT` seconds; answer with the same handshake and close.
+    :class:`ClusterError` saying what was found otherwise."""
     host, _, port = address[len("tcp://"):].rpartition(":")
     host = host.strip("[]")
     deadline = time.monotonic() + CONNECT_TIMEOUT
@@ -499,14 +500,20 @@ def _handshake(host: str, port: int, deadline: float) -> str | None:
     """None if the server at ``host:port`` sent a Dask handshake before ``deadline``, else
     a message (with ``{address}``) saying why not."""
     reach = "cannot reach the Dask scheduler at {address}"
-    try:
-        sock = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
-    except socket.gaierror:
-        return reach + " (unknown host name)"
-    except TimeoutError:
-        return reach + f" within {CONNECT_TIMEOUT:g} s"
-    except OSError as error:
-        return reach + f" ({error.strerror or type(error).__name__})"
+    while True:          # a refused connection is tried again: the scheduler may be starting
+        try:
+            sock = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
+            break
+        except socket.gaierror:
+            return reach + " (unknown host name)"
+        except TimeoutError:
+            return reach + f" within {CONNECT_TIMEOUT:g} s"
+        except ConnectionRefusedError as error:
+            if time.monotonic() + 0.2 > deadline:
+                return reach + f" within {CONNECT_TIMEOUT:g} s ({error.strerror})"
+            time.sleep(0.2)
+        except OSError as error:
+            return reach + f" ({error.strerror or type(error).__name__})"
     not_dask = "the server at {address} is not a Dask scheduler"
     try:
         head = _receive(sock, 8, deadline)
