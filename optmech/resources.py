@@ -86,13 +86,17 @@ def _default_budget() -> int:
 
 
 @contextlib.contextmanager
-def memory_budget(nbytes: int | None):
-    """Use ``nbytes`` as the budget inside the block (None: the default)."""
-    token = _BUDGET.set(nbytes)
+def _set_within(variable: contextvars.ContextVar, value):
+    token = variable.set(value)
     try:
         yield
     finally:
-        _BUDGET.reset(token)
+        variable.reset(token)
+
+
+def memory_budget(nbytes: int | None):
+    """Use ``nbytes`` as the budget inside the block (None: the default)."""
+    return _set_within(_BUDGET, nbytes)
 
 
 def format_bytes(nbytes: float) -> str:
@@ -133,14 +137,9 @@ def current_work_budget() -> float:
     return DEFAULT_WORK_SECONDS if budget is None else budget
 
 
-@contextlib.contextmanager
 def work_budget(seconds: float | None):
     """Use ``seconds`` of CPU time as the work budget inside the block (None: the default)."""
-    token = _WORK.set(seconds)
-    try:
-        yield
-    finally:
-        _WORK.reset(token)
+    return _set_within(_WORK, seconds)
 
 
 def format_seconds(seconds: float) -> str:
