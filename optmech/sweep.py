@@ -642,7 +642,9 @@ class _ClusterWatch:
         if self._lasting("scheduler", self.client.status != "running", CONNECT_TIMEOUT):
             raise ClusterError(f"lost the connection to the Dask scheduler with {pending} "
                                "cells unfinished")
-        workers = self.client.scheduler_info(n_workers=1).get("workers", {})
+        # asked afresh each time (scheduler_info() may return a stale copy when the
+        # scheduler does not answer); a scheduler that cannot be asked raises OSError
+        workers = self.client.nthreads()
         if self._lasting("workers", not workers, WORKER_WAIT):
             raise ClusterError(f"the Dask cluster has had no worker for {WORKER_WAIT:g} s "
                                f"with {pending} cells unfinished")

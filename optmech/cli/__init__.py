@@ -77,16 +77,14 @@ def _leaf_parsers(parser):
         yield from _leaf_parsers(child)
 
 
-def _cli_spelling(error: InvalidArgumentError, options: frozenset,
-                  aliases: dict | None = None) -> InvalidArgumentError:
-    """``error`` with its argument spelt as the command's option (``epsilon`` -> ``--eps``);
-    ``aliases`` are the command's own (``parser.set_defaults(_aliases={"t": "--scenario"})``
-    for an API argument that one option of the command sets)."""
+def _cli_spelling(error: InvalidArgumentError, options: frozenset) -> InvalidArgumentError:
+    """``error`` with its argument spelt as the command's option (``epsilon`` -> ``--eps``).
+    An API argument that no option sets directly (a scenario's ``t``) is validated where
+    the option is parsed instead (an argparse type), so the refusal names the option."""
     parts = [p.strip() for p in error.argument.split(",")]
     spelt = []
     for part in parts:
-        for candidate in ((aliases or {}).get(part), _OPTION_ALIASES.get(part),
-                          "--" + part.replace("_", "-")):
+        for candidate in (_OPTION_ALIASES.get(part), "--" + part.replace("_", "-")):
             if candidate in options:
                 spelt.append(candidate)
                 break
@@ -116,8 +114,7 @@ def main(argv: list[str] | None = None) -> int:
                     work_budget(args.max_work):
                 return int(args.func(args) or 0)
     except InvalidArgumentError as error:
-        fail_usage(str(_cli_spelling(error, getattr(args, "_options", frozenset()),
-                                     getattr(args, "_aliases", None))))
+        fail_usage(str(_cli_spelling(error, getattr(args, "_options", frozenset()))))
     except KeyboardInterrupt:
         print("optmech: interrupted", file=sys.stderr)
         return 130
