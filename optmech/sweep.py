@@ -609,7 +609,7 @@ def _run_dask(client, fn, cells, todo, finish, policy) -> None:
             except TimeoutError:             # none finished within the second
                 done = set()
             for future in done:
-                finish(futures[future], future.result())
+                finish(futures[future], _result(future, watch, len(pending) + 1))
             if pending:
                 watch.check(len(pending))
     except (KilledWorker, *_CLUSTER_FAILURES) as error:
@@ -619,6 +619,16 @@ def _run_dask(client, fn, cells, todo, finish, policy) -> None:
         with contextlib.suppress(Exception):
             client.cancel(list(futures))
         raise
+
+
+def _result(future, watch: "_ClusterWatch", pending: int):
+    """The result of a finished Dask future, fetched under the watch: a result held by a
+    worker that has just died must be recomputed, and waits for a worker like any cell."""
+    while True:
+        try:
+            return future.result(timeout=1.0)
+        except TimeoutError:
+            watch.check(pending)
 
 
 class _ClusterWatch:
