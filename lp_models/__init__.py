@@ -7,19 +7,13 @@ objective in documented units); :func:`~lp_models.program.solve` turns it into a
 ``docs/guide/lp_models.md``.  This package imports neither ``optmech`` nor ``proofs``.
 """
 
-from lp_models.labels import LabelBlock
-from lp_models.program import (
-    HighsModel,
-    InvalidModelError,
-    LinearProgram,
-    Solution,
-    SolverError,
-    dual_objective,
-    read_lp,
-    solve,
-    to_cvxpy,
-    write_lp,
-)
+from lp_models._lazy import lazy_exports as _lazy_exports
 
-__all__ = ["HighsModel", "InvalidModelError", "LabelBlock", "LinearProgram", "Solution",
-           "SolverError", "dual_objective", "read_lp", "solve", "to_cvxpy", "write_lp"]
+# Imported on first use: importing lp_models (e.g. for lp_models.display) loads neither
+# scipy nor highspy.
+__all__, __getattr__, __dir__ = _lazy_exports(__name__, {
+    "lp_models.labels": ("LabelBlock",),
+    "lp_models.program": ("HighsModel", "InvalidModelError", "LinearProgram", "Solution",
+                          "SolverError", "dual_objective", "read_lp", "solve", "to_cvxpy",
+                          "write_lp"),
+})

@@ -56,7 +56,9 @@ Ring: chains are cycles of ``grid`` positions; nothing is truncated.
                                e^{a} p_head(e) - p_tail(e) >= 0            (multiplier nu_e >= 0)
                                p >= 0,            a = eps * spacing,
 
-over the chain positions ``v`` and the edges ``e`` between neighbouring positions.
+over the chain positions ``v`` and the edges ``e`` between neighbouring positions.  The two
+privacy row blocks are labelled by direction: ``privacy-up`` (the rise from ``tail`` to
+``head`` is at most ``e^a``) and ``privacy-down`` (the fall is at most ``e^a``).
 
 ::
 
@@ -100,6 +102,10 @@ __all__ = [
 DistanceCost = Callable[[np.ndarray], np.ndarray]
 COST_UNITS = "worst-case expected cost sup_u E[min_i h(|u - x_i|)], units of h"
 _PRIVACY = "privacy[e^(eps*spacing) {a} >= {b}]"
+# The two directions of the privacy rows of an edge tail -> head (the next chain position on
+# the line, the next user on the ring): "up" bounds the rise p_head <= e^(eps*spacing) p_tail,
+# "down" the fall p_tail <= e^(eps*spacing) p_head.
+_UP, _DOWN = "privacy-up", "privacy-down"
 
 
 def _identity(t: np.ndarray) -> np.ndarray:
@@ -204,8 +210,8 @@ def _chain_lps(cost: np.ndarray, mass: np.ndarray, tail: np.ndarray, head: np.nd
         row_upper=np.concatenate([[1.0], np.full(2 * m, np.inf)]),
         name=f"{name} primal", metadata=metadata, objective_units=COST_UNITS,
         col_blocks=(LabelBlock("probability", n, "p", columns),),
-        row_blocks=(LabelBlock("sum-to-one", 1, "sum"), LabelBlock("privacy", m, "up", up),
-                    LabelBlock("privacy", m, "down", down)))
+        row_blocks=(LabelBlock("sum-to-one", 1, "sum"), LabelBlock(_UP, m, "up", up),
+                    LabelBlock(_DOWN, m, "down", down)))
     dual_cost = np.zeros(1 + 2 * m)
     dual_cost[0] = 1.0
     dual_lower = np.zeros(1 + 2 * m)
@@ -466,9 +472,9 @@ def ring_dilp_per_user(k: int, epsilon: float, grid: int,
                     LabelBlock("probability", grid * r, "g", columns)),
         row_blocks=(LabelBlock("epigraph", grid, "epi",
                                _UserLabels("epigraph[kappa >= cost of user {u}]")), per_user,
-                    LabelBlock("privacy", grid * r, "up",
+                    LabelBlock(_UP, grid * r, "up",
                                PairLabels(_PRIVACY, col - 1, neighbour - 1, columns)),
-                    LabelBlock("privacy", grid * r, "down",
+                    LabelBlock(_DOWN, grid * r, "down",
                                PairLabels(_PRIVACY, neighbour - 1, col - 1, columns))),
         metadata={"geometry": "ring", "k": k, "epsilon": epsilon, "spacing": spacing,
                   "grid": int(grid), "results": results})

@@ -48,6 +48,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from lp_models import labels
+from lp_models.display import Displayed
 from lp_models.labels import LabelBlock, check_blocks
 
 __all__ = [
@@ -106,8 +107,27 @@ def _as_vector(name: str, values, length: int, fill: float | None = None) -> np.
     return arr
 
 
-@dataclass(frozen=True, eq=False)
-class LinearProgram:
+def _read_only(arr: np.ndarray) -> np.ndarray:
+    """A read-only view of ``arr`` (the caller's own array keeps its flags)."""
+    view = arr.view()
+    view.flags.writeable = False
+    return view
+
+
+def _read_only_matrix(matrix: sp.csc_matrix) -> sp.csc_matrix:
+    """``matrix`` with read-only views of its arrays (``lp.matrix.data[0] = 1`` raises)."""
+    matrix.data, matrix.indices, matrix.indptr = (
+        _read_only(matrix.data), _read_only(matrix.indices), _read_only(matrix.indptr))
+    return matrix
+
+
+def _block_counts(layout: list[tuple[str, int, int]]) -> str:
+    """``sum-to-one 10, privacy 18, monotone 48`` from a row or column layout."""
+    return ", ".join(f"{kind} {stop - start}" for kind, start, stop in layout)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LinearProgram(Displayed):
     """A linear program in HiGHS's bounded-row form (see module docstring).
 
     Objective units.  ``objective_scale * (c @ x + offset)`` is the objective in the units
@@ -123,22 +143,44 @@ class LinearProgram:
 
     ``metadata`` holds whatever a builder needs to map the solution back (class tables,
     index arrays).  Missing column bounds default to ``[0, inf)``.  Frozen: the ``with_*``
-    methods and :func:`dataclasses.replace` return new programs (sharing unchanged arrays).
+    methods and :func:`dataclasses.replace` return new programs (sharing unchanged arrays),
+    and the arrays are read-only views (``lp.cost[0] = 1.0`` raises ``ValueError``).  A
+    view shares memory with the float array it was made from (no copy of a model with
+    millions of rows): the caller's own array keeps its flags, and writing into it changes
+    the LP, so a builder passes arrays it no longer changes.
+
+    Display: ``repr(lp)`` names the sizes, sense and units; in a notebook the LP shows as a
+    table of those and of its row and column blocks.  :meth:`to_highs` hands over a loaded
+    ``highspy.Highs`` for HiGHS options this wrapper does not expose.
     """
 
+    #: Objective coefficients ``c``, one per column.
     cost: np.ndarray
+    #: Constraint matrix ``A`` (sparse, one row per constraint).
     matrix: sp.csc_matrix
+    #: Lower bounds of ``A @ x`` (``-inf`` where none).
     row_lower: np.ndarray
+    #: Upper bounds of ``A @ x`` (``inf`` where none).
     row_upper: np.ndarray
+    #: Lower bounds of ``x`` (default 0).
     col_lower: np.ndarray | None = None
+    #: Upper bounds of ``x`` (default ``inf``).
     col_upper: np.ndarray | None = None
+    #: ``"min"`` or ``"max"``.
     sense: str = "min"
+    #: Constant added to ``c @ x``.
     offset: float = 0.0
+    #: Labels of the leading columns, block by block.
     col_blocks: Sequence[LabelBlock] = ()
+    #: Labels of the leading rows, block by block.
     row_blocks: Sequence[LabelBlock] = ()
+    #: The model's name (written to MPS files).
     name: str = ""
+    #: What the builder needs to map a solution back (class tables, index arrays).
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    #: ``objective_scale * (c @ x + offset)`` is the objective in ``objective_units``.
     objective_scale: float = 1.0
+    #: What the scaled objective measures, in words.
     objective_units: str = ""
 
     def __post_init__(self):
@@ -178,12 +220,12 @@ class LinearProgram:
             raise InvalidModelError(f"objective_scale must be a finite number > 0, got "
                                     f"{self.objective_scale!r}")
         set_ = object.__setattr__
-        set_(self, "cost", cost)
-        set_(self, "matrix", matrix)
-        set_(self, "row_lower", row_lower)
-        set_(self, "row_upper", row_upper)
-        set_(self, "col_lower", col_lower)
-        set_(self, "col_upper", col_upper)
+        set_(self, "cost", _read_only(cost))
+        set_(self, "matrix", _read_only_matrix(matrix))
+        set_(self, "row_lower", _read_only(row_lower))
+        set_(self, "row_upper", _read_only(row_upper))
+        set_(self, "col_lower", _read_only(col_lower))
+        set_(self, "col_upper", _read_only(col_upper))
         set_(self, "col_blocks", col_blocks)
         set_(self, "row_blocks", row_blocks)
         set_(self, "offset", float(self.offset))
@@ -326,6 +368,31 @@ class LinearProgram:
         """An LP read from an MPS or LP file with HiGHS; see :func:`read_lp`."""
         return read_lp(path)
 
+    # -- HiGHS itself and display ------------------------------------------------------------
+
+    def to_highs(self, method: str = "auto", *, presolve: bool | None = None,
+                 options: Mapping[str, Any] | None = None, verbose: bool = False):
+        """A ``highspy.Highs`` with this LP loaded and the options :func:`solve` would set
+        (``method``, ``presolve``, ``options``, ``verbose`` as there): for HiGHS options and
+        calls this wrapper does not expose.  What you do with it is unchecked; to keep
+        :func:`solve`'s checks (status, feasibility, recomputed dual bound), set the options
+        on a :class:`HighsModel` instead (``model.highs.setOptionValue(...)``, then
+        ``model.run()``)."""
+        return HighsModel(self, method, presolve=presolve, options=options,
+                          verbose=verbose).highs
+
+    _display = ("name", "sense", "num_rows", "num_cols", "num_nonzeros", "objective_units")
+
+    def _display_items(self) -> list[tuple[str, Any]]:
+        return [("name", self.name), ("sense", self.sense),
+                ("rows", self.num_rows), ("columns", self.num_cols),
+                ("nonzeros", self.num_nonzeros),
+                ("row blocks", _block_counts(self.row_layout())),
+                ("column blocks", _block_counts(self.column_layout())),
+                ("objective scale", self.objective_scale),
+                ("objective units", self.objective_units or "—")]
+
+
 
 def _appended(blocks, size: int, what: str, label, count: int) -> tuple:
     """``blocks`` (covering some of ``size`` entries) followed by ``count`` new entries
@@ -340,28 +407,45 @@ def _appended(blocks, size: int, what: str, label, count: int) -> tuple:
     return labels.padded(blocks, size, what) + (label,)
 
 
-@dataclass(frozen=True)
-class Solution:
+@dataclass(frozen=True, repr=False)
+class Solution(Displayed):
     """A certified optimum of a :class:`LinearProgram`.
 
     ``x`` primal values, ``row_activity = A @ x``, ``row_duals`` (y) and ``reduced_costs``
     (z = c - A.T y) in HiGHS's convention, ``objective`` the primal objective (with offset),
     ``dual_objective`` recomputed from ``y``, ``z`` and the bounds, ``status`` the HiGHS model
-    status text, ``solve_seconds`` the wall time of ``run()``.
+    status text, ``solve_seconds`` the wall time of ``run()``.  ``repr`` and the notebook
+    table show the status, both objectives, the gap and the infeasibilities, not the
+    vectors.
     """
 
+    #: Primal values, one per column.
     x: np.ndarray
+    #: ``A @ x``.
     row_activity: np.ndarray
+    #: Row multipliers ``y`` (HiGHS's sign convention).
     row_duals: np.ndarray
+    #: ``z = c - A.T @ y``.
     reduced_costs: np.ndarray
+    #: The primal objective, offset included.
     objective: float
+    #: The dual objective recomputed from ``y``, ``z`` and the bounds.
     dual_objective: float
+    #: The HiGHS model status text (``"Optimal"``).
     status: str
+    #: The method asked of :func:`solve` (``"auto"``, ``"simplex"``, ``"ipm"``, ``"pdlp"``).
     method: str
+    #: Wall seconds of the solve.
     solve_seconds: float
+    #: Simplex or interior-point iterations.
     iterations: int
+    #: Largest primal infeasibility HiGHS reports.
     max_primal_infeasibility: float
+    #: Largest dual infeasibility HiGHS reports.
     max_dual_infeasibility: float
+
+    _display = ("status", "objective", "dual_objective", "gap", "max_primal_infeasibility",
+                "max_dual_infeasibility", "method", "iterations", "solve_seconds")
 
     @property
     def gap(self) -> float:
@@ -496,6 +580,13 @@ class HighsModel:
             np.zeros(lp.num_cols, dtype=np.int32))
         if status == highspy.HighsStatus.kError:
             raise self._fail("HiGHS rejected the model", "load error")
+
+    @property
+    def highs(self):
+        """The ``highspy.Highs`` holding the model: set HiGHS options the wrapper does not
+        expose here (``model.highs.setOptionValue(name, value)``) before :meth:`run`, which
+        applies the usual checks to the result."""
+        return self._highs
 
     def _fail(self, message: str, status: str) -> SolverError:
         lp = self.lp
@@ -723,6 +814,23 @@ def _check_writable(lp: LinearProgram, row_names: list[str], col_names: list[str
             raise InvalidModelError(f"{what} names are not unique")
 
 
+def _check_destination(path: Path) -> None:
+    """Refuse a path HiGHS could not write, saying why (HiGHS itself only reports that it
+    failed): its folder is missing or not writable, or the path is a folder or a read-only
+    file."""
+    folder = path.parent
+    if not folder.is_dir():
+        raise FileNotFoundError(f"cannot write {str(path)!r}: the folder {str(folder)!r} "
+                                "does not exist")
+    if path.is_dir():
+        raise IsADirectoryError(f"cannot write {str(path)!r}: it is a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PermissionError(f"cannot write {str(path)!r}: the folder {str(folder)!r} is "
+                              "not writable")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise PermissionError(f"cannot write {str(path)!r}: the file is not writable")
+
+
 def write_lp(lp: LinearProgram, path) -> Path:
     """Write ``lp`` to ``path`` with HiGHS's ``writeModel``: free MPS for a ``.mps`` suffix,
     the CPLEX LP format for ``.lp``; rows and columns carry :meth:`LinearProgram.row_names`
@@ -738,7 +846,10 @@ def write_lp(lp: LinearProgram, path) -> Path:
     without a finite bound (readers drop it), a finite bound or cost of magnitude >= 1e20
     (HiGHS reads it as infinite), a nonzero matrix entry of magnitude <= 1e-12 or > 1e15
     (HiGHS drops or refuses it), and repeated names (only possible with names read from a
-    file).  Cost: one Python string per row and column and one pass of HiGHS over the model
+    file).  A path that cannot be written is refused before HiGHS runs, with an ``OSError``
+    saying why (``FileNotFoundError``: the folder does not exist; ``PermissionError``: the
+    folder or file is not writable; ``IsADirectoryError``: the path is a folder).  Cost: one
+    Python string per row and column and one pass of HiGHS over the model
     (``benchmarks/results/lp_files.md``: the reduced lattice LP at n = k = 8).
     """
     import highspy
@@ -747,6 +858,7 @@ def write_lp(lp: LinearProgram, path) -> Path:
     if path.suffix.lower() not in FILE_SUFFIXES:
         raise InvalidModelError(f"path must end in {' or '.join(FILE_SUFFIXES)}; got "
                                 f"{str(path)!r}")
+    _check_destination(path)
     row_names, col_names = lp.row_names(), lp.column_names()
     _check_writable(lp, row_names, col_names)
     model = highspy.HighsLp()

@@ -25,6 +25,7 @@ __all__, __getattr__, __dir__ = _lazy_exports(__name__, {
         "RandomizedResponse", "ReportNoisyMax", "SelectionMechanism", "UniformSelection",
         "as_mechanism", "make_mechanism",
     ),
+    "optmech.unbounded": ("UNBOUNDED",),
     "optmech.validation": ("InvalidArgumentError",),
 })
 __all__ = sorted([*__all__, "__version__"])

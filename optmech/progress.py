@@ -31,7 +31,7 @@ from typing import Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["INTERVAL", "progress", "reporting"]
+__all__ = ["INTERVAL", "activity", "progress", "reporting"]
 
 INTERVAL = 5.0          # seconds between two status lines off a terminal
 
@@ -207,3 +207,13 @@ def progress(iterable: Iterable[T] | None = None, *, total: int | None = None,
     if _REPORTER.lines:
         return _Lines(iterable, total, desc)
     return _Silent(iterable, total, desc)
+
+
+def activity(desc: str):
+    """A status-line entry for work as a whole (the ``optmech`` command names itself with
+    it, so every command that runs longer than an interval says what it is doing off a
+    terminal, whether or not it has loops of its own); nothing on a terminal, where the
+    loops' bars speak, and nothing when quiet.  Use it with ``with``."""
+    if _REPORTER.lines and not _REPORTER.quiet and not sys.stderr.isatty():
+        return _Lines(None, None, desc)
+    return _Silent(None, None, desc)

@@ -9,6 +9,12 @@ sections each part of optmech implements.
 Keys are the registry's paper keys (``Identity.paper``).  The private secretary paper has
 two versions on arXiv that differ in numbering: ``"secretary"`` is version 4 (the current
 one, whose numbering the registry follows) and ``"secretary-v1"`` version 1.
+
+:attr:`Paper.text` says which text of each paper optmech's reading is based on: arXiv's HTML
+rendering of the LaTeX source (the current version) or a conversion of the PDF.  Converters
+make their own mistakes (arXiv's HTML rendering renumbers figures that share one float), so
+an erratum is only claimed after the passage has been compared with the other version of
+the paper where one exists (:mod:`proofs.claims`).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ class Paper:
     arxiv: str
     short_authors: str
     year: str = ""
+    text: str = ""
 
     @property
     def citation(self) -> str:
@@ -47,27 +54,30 @@ class Paper:
         return f"{self.short}, {where}" if where else self.short
 
 
+HTML = "arXiv's HTML rendering"
+PDF = "a conversion of the PDF"
+
 PAPERS: dict[str, Paper] = {
     "permute-and-flip": Paper(
         "permute-and-flip", "R. McKenna, D. Sheldon",
         "Permute-and-Flip: A new mechanism for differentially private selection",
-        "NeurIPS 2020", "2010.12603", "McKenna & Sheldon", "2020"),
+        "NeurIPS 2020", "2010.12603", "McKenna & Sheldon", "2020", HTML),
     "multi-selection": Paper(
         "multi-selection", "A. Goel, Z. Jiang, A. Korolova, K. Munagala, S. Sarmasarkar",
         "Differential Privacy Under Multiple Selections", "FORC 2025", "2407.14641",
-        "Goel et al.", "2025"),
+        "Goel et al.", "2025", HTML),
     "secretary": Paper(
         "secretary", "K. Grining, M. Klonowski, M. Sulkowska",
         "What Do Our Choices Say About Our Preferences?", "", "2005.01586v4",
-        "Grining et al."),
+        "Grining et al.", text=HTML),
     "secretary-v1": Paper(
         "secretary-v1", "K. Grining, M. Klonowski, M. Sulkowska",
         "What Do Our Choices Say About Our Preferences?", "", "2005.01586v1",
-        "Grining et al."),
+        "Grining et al.", text=PDF),
     "heterogeneous": Paper(
         "heterogeneous", "D. Antonova, A. Laro, A. McMillan, L. Wolf",
         "Private Selection with Heterogeneous Sensitivities", "SaTML 2025", "2501.05309",
-        "Antonova et al.", "2025"),
+        "Antonova et al.", "2025", HTML),
 }
 
 

@@ -15,6 +15,10 @@ Statuses are always computed from the evidence: :func:`verified_if` and :func:`e
 turn the outcome of a computation into a status, so a check that stops confirming its
 statement reports ``failed`` rather than a stale ``verified``.
 
+``methods`` is free text: the six entries of :data:`METHODS` are the ones the built-in
+identities use, offered as suggestions, and any other non-empty description (``"certified
+LP"``) is accepted as well.
+
 A :class:`Registry` holds identities by name.  :data:`BUILTIN` is the registry of the four
 papers: each paper module (:mod:`proofs.secretary`, :mod:`proofs.permute_flip`,
 :mod:`proofs.multiselect`, :mod:`proofs.heterogeneous`) registers its identities with the
@@ -23,7 +27,13 @@ order; ``optmech proofs check`` checks exactly these.  A user's own identities g
 ``Registry()`` of their own (or, with :func:`identity`, into the built-in one for the
 session) and are checked and rendered the same way.  Registering a name again replaces the
 earlier identity and warns with :class:`RegistryWarning` (re-running a notebook cell is not
-an error); filter it like any Python warning.
+an error); filter it like any Python warning.  :meth:`Registry.render` writes a registry's
+outcomes as Markdown under the registry's own title and preamble (the built-in registry's
+are those of ``docs/identities.md``).
+
+In a notebook an :class:`Outcome` shows as a small table (name, status, method, source) and
+:meth:`Registry.check` returns a :class:`~lp_models.display.ResultList` whose
+``to_frame()`` is one row per identity.
 """
 
 from __future__ import annotations
@@ -34,6 +44,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 import mpmath
+
+from lp_models.display import Displayed, ResultList, Tabular
 
 __all__ = [
     "BUILTIN",
@@ -57,6 +69,8 @@ STATUSES = ("verified", "erratum", "failed")
 
 MPMATH_DIGITS = 50
 
+#: The methods the built-in identities use: suggestions, not a closed list (any non-empty
+#: text names a method).
 METHODS = (
     "symbolic simplification",
     "exact rational arithmetic",
@@ -65,6 +79,16 @@ METHODS = (
     "asymptotic limit",
     "numerical optimisation",
 )
+
+#: What the three statuses mean, as every rendered registry says it.
+STATUS_TEXT = (
+    "Status `verified`: the statement holds, by the method named.  Status `erratum`: the "
+    "printed statement is false; the counter-example is shown and the corrected statement "
+    "is verified.  Status `failed`: the check could not confirm the statement (an "
+    "unexplained bug in the code or in the paper).")
+
+#: The preamble of a user's registry unless it gives its own.
+USER_PREAMBLE = f"Every identity below is checked by machine.  {STATUS_TEXT}"
 
 # built-in paper key -> the module that registers its identities (in this order)
 PAPERS = {
@@ -101,8 +125,9 @@ class Identity:
 
     ``paper`` is a key naming the source (the built-in keys are those of :data:`PAPERS`;
     any other key is grouped on its own); ``source`` is free text citing where the
-    statement is printed; ``methods`` lists the methods used, the decisive one first (see
-    :data:`METHODS`); ``sympy`` is the statement written as SymPy source (parseable by
+    statement is printed; ``methods`` lists the methods used, the decisive one first, as
+    free text (:data:`METHODS` lists the built-in ones; a single string is one method);
+    ``sympy`` is the statement written as SymPy source (parseable by
     ``sympy.parse_expr(..., evaluate=False)``; undefined names are symbols or functions;
     may be empty for a user's identity).
     """
@@ -122,25 +147,49 @@ class Identity:
                 raise ValueError(f"{field_name} must be a non-empty string, got {value!r}")
         if not callable(self.check):
             raise ValueError(f"check must be callable, got {self.check!r}")
-        unknown = [m for m in self.methods if m not in METHODS]
-        if not self.methods or unknown:
-            raise ValueError(f"methods must be a non-empty subset of {METHODS}, got {self.methods}")
+        methods = (self.methods,) if isinstance(self.methods, str) else tuple(self.methods)
+        if not methods or not all(isinstance(m, str) and m.strip() for m in methods):
+            raise ValueError(f"methods must be one or more non-empty descriptions (e.g. "
+                             f"{METHODS[0]!r}), got {self.methods!r}")
+        object.__setattr__(self, "methods", methods)
 
     @property
     def method(self) -> str:
         return ", ".join(self.methods)
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """An identity together with the result of checking it."""
+@dataclass(frozen=True, repr=False)
+class Outcome(Displayed, Tabular):
+    """An identity together with the result of checking it.  ``repr`` and the notebook
+    table show its name, status, method and source; :meth:`records` is its one row of
+    :meth:`to_json`."""
 
     identity: Identity
     result: CheckResult
 
     @property
+    def name(self) -> str:
+        return self.identity.name
+
+    @property
     def status(self) -> str:
         return self.result.status
+
+    _display = ("name", "status")
+
+    def _repr_items(self):
+        return [*super()._repr_items(), ("method", self.identity.method),
+                ("source", self.identity.source)]
+
+    def _display_items(self):
+        res = self.result
+        extra = [("counter-example", res.counterexample), ("corrected", res.corrected)]
+        return [*self._repr_items(), ("paper", self.identity.paper),
+                ("statement", self.identity.statement),
+                *[(k, v) for k, v in extra if v is not None]]
+
+    def records(self) -> list[dict]:
+        return [self.to_json()]
 
     def to_json(self) -> dict:
         ident, res = self.identity, self.result
@@ -162,18 +211,25 @@ class Registry:
     """Named identities, checked and rendered together.
 
     ``Registry()`` is a user's own registry: ``@registry.identity(...)`` adds an identity,
-    :meth:`check` runs them (an exception becomes ``failed``), and
-    :func:`proofs.report.render` turns the outcomes into Markdown.  ``modules`` are imported
+    :meth:`check` runs them (an exception becomes ``failed``), and :meth:`render` turns the
+    outcomes into Markdown headed by the registry's ``title`` and ``preamble`` (a
+    paragraph; the default says what the statuses mean).  ``modules`` are imported
     before the identities are listed (the built-in registry imports the paper modules that
     fill it); ``paper_order`` puts those papers first, the others follow in the order they
     were first registered.  Names are unique: registering a name again replaces the earlier
     identity in place and warns with :class:`RegistryWarning`.
     """
 
-    def __init__(self, modules=(), paper_order=()):
+    def __init__(self, modules=(), paper_order=(), *, title: str = "Checked identities",
+                 preamble: str = USER_PREAMBLE):
         self._modules = tuple(modules)
         self._paper_order = tuple(paper_order)
         self._identities: dict[str, Identity] = {}
+        self.title = title
+        self.preamble = preamble
+
+    def __repr__(self) -> str:
+        return f"Registry(title={self.title!r}, identities={len(self)})"
 
     def add(self, ident: Identity) -> Identity:
         """Register ``ident`` (replacing, with a :class:`RegistryWarning`, one of that name)."""
@@ -185,12 +241,16 @@ class Registry:
         self._identities[ident.name] = ident
         return ident
 
-    def identity(self, name: str, *, statement: str, source: str, methods: tuple[str, ...],
+    def identity(self, name: str, *, statement: str, source: str, methods,
                  paper: str = "user", sympy: str = ""):
-        """Decorator registering ``check`` (a function returning :class:`CheckResult`)."""
+        """Decorator registering ``check`` (a function returning :class:`CheckResult`).
+
+        ``methods``: free-text method names, the decisive one first (a single string is
+        one method; :data:`METHODS` lists the built-in ones).  ``paper``: the key the
+        identity is grouped under; ``sympy``: the statement as SymPy source, or empty."""
 
         def register(check: Callable[[], CheckResult]) -> Callable[[], CheckResult]:
-            self.add(Identity(name, paper, statement, sympy, source, tuple(methods), check))
+            self.add(Identity(name, paper, statement, sympy, source, methods, check))
             return check
 
         return register
@@ -218,9 +278,17 @@ class Registry:
             raise InvalidArgumentError("name", missing[0], "the name of a registered identity")
         return tuple(i for i in chosen if i.name in names)
 
-    def check(self, names: list[str] | None = None) -> list[Outcome]:
-        """Check every identity (or those named), in registry order."""
-        return [check_one(i) for i in self.identities(names)]
+    def check(self, names: list[str] | None = None) -> ResultList:
+        """Check every identity (or those named), in registry order (a list of
+        :class:`Outcome`; ``to_frame()``: one row per identity)."""
+        return ResultList(check_one(i) for i in self.identities(names))
+
+    def render(self, outcomes: list[Outcome] | None = None) -> str:
+        """Markdown of ``outcomes`` (default: :meth:`check` every identity) under this
+        registry's ``title`` and ``preamble`` (:func:`proofs.report.render`)."""
+        from proofs.report import render
+
+        return render(self.check() if outcomes is None else outcomes, self)
 
     def papers(self) -> tuple[str, ...]:
         """The paper keys of the registered identities, in registry order."""
@@ -240,14 +308,21 @@ class Registry:
 
 #: The registry of the four papers (what ``optmech proofs check`` checks).
 # The paper modules, then further permute-and-flip identities beyond the paper's setting.
-BUILTIN = Registry(modules=(*PAPERS.values(), "proofs.em_pf_ratio"), paper_order=tuple(PAPERS))
+BUILTIN = Registry(
+    modules=(*PAPERS.values(), "proofs.em_pf_ratio"), paper_order=tuple(PAPERS),
+    title="Machine-checked identities",
+    preamble="Every entry is a statement printed in one of the papers (cited in full in "
+             "`docs/papers.md`), or one this toolkit derives where a paper leaves a gap, "
+             f"checked by machine.  {STATUS_TEXT}  Run `optmech proofs check` to recheck, "
+             "`optmech proofs check --json` for a machine-readable list.")
 
 
-def identity(name: str, *, paper: str, statement: str, sympy: str, source: str,
-             methods: tuple[str, ...]):
-    """Decorator registering ``check`` in :data:`BUILTIN` (any ``paper`` key and ``source``)."""
-    return BUILTIN.identity(name, paper=paper, statement=statement, sympy=sympy,
-                            source=source, methods=methods)
+def identity(name: str, *, statement: str, source: str, methods, paper: str = "user",
+             sympy: str = ""):
+    """Decorator registering ``check`` in :data:`BUILTIN`; the same arguments as
+    :meth:`Registry.identity`."""
+    return BUILTIN.identity(name, statement=statement, source=source, methods=methods,
+                            paper=paper, sympy=sympy)
 
 
 def identities(names: list[str] | None = None) -> tuple[Identity, ...]:
@@ -270,7 +345,7 @@ def check_one(ident: Identity) -> Outcome:
     return Outcome(ident, result)
 
 
-def check_all(names: list[str] | None = None) -> list[Outcome]:
+def check_all(names: list[str] | None = None) -> ResultList:
     """Check every identity of :data:`BUILTIN` (or those named), in registry order."""
     return BUILTIN.check(names)
 

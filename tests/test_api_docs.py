@@ -1,14 +1,19 @@
 """The documentation site (docs/api) leaves nothing out and builds offline.
 
-Sphinx itself (run by .ci/run with warnings as errors) catches a page that fails to build,
-but not a module or a guide that no page mentions: these tests do.
+Sphinx itself (run by .ci/run with warnings as errors, ``nitpicky`` for the three packages)
+catches a page that fails to build and a link that does not resolve, but not a module or a
+guide that no page mentions: these tests do, and they check the site's two small Sphinx
+extensions (docs/api/_ext).
 """
 
 import importlib
 import pkgutil
 import re
 import runpy
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 API = ROOT / "docs" / "api"
@@ -60,3 +65,89 @@ def test_the_build_needs_no_network_unless_asked(monkeypatch):
     monkeypatch.setenv("OPTMECH_DOCS_INTERSPHINX", "1")
     assert set(runpy.run_path(str(API / "conf.py"))["intersphinx_mapping"]) == {
         "python", "numpy", "scipy"}
+
+
+@pytest.fixture(scope="module")
+def extensions():
+    """The modules of docs/api/_ext, imported as conf.py imports them (Sphinx itself is
+    only needed by their ``setup``)."""
+    sys.path.insert(0, str(API / "_ext"))
+    try:
+        yield importlib.import_module("public_names"), importlib.import_module("reading_order")
+    finally:
+        sys.path.remove(str(API / "_ext"))
+
+
+@pytest.mark.parametrize("public, defining", [
+    ("optmech.lattice.solve_lattice", "optmech.lattice.optimum.solve_lattice"),
+    ("optmech.PermuteAndFlip", "optmech.selection.mechanisms.PermuteAndFlip"),
+    ("proofs.Registry", "proofs.registry.Registry"),
+    ("lp_models.solve", "lp_models.program.solve"),
+    ("optmech.selection.mechanisms.PermuteAndFlip.expected_error",
+     "optmech.selection.mechanisms.SelectionMechanism.expected_error"),
+])
+def test_a_public_path_links_to_where_the_object_is_described(extensions, public, defining):
+    public_names, _ = extensions
+    assert public_names.defining_path(public) == defining
+    assert public_names.defining_path(defining) is None     # already the described path
+
+
+def test_names_outside_the_packages_are_left_to_sphinx(extensions):
+    public_names, _ = extensions
+    for target in ("numpy.ndarray", "optmech.no_such_name", "optmech.unbounded.UNBOUNDED"):
+        assert public_names.defining_path(target) is None
+
+
+def test_the_reading_order_names_members_the_modules_export(extensions):
+    """Every name put first on a module page is one of that module's public members (a
+    renamed function would otherwise drop silently to its alphabetical place)."""
+    _, reading_order = extensions
+    for module, first in reading_order.FIRST.items():
+        exported = importlib.import_module(module).__all__
+        assert sorted(set(first) - set(exported)) == [], module
+        assert len(first) == len(set(first))
+    ordered = reading_order.reading_order(
+        "optmech.lattice.optimum", ["GAP_TOLERANCE", "LatticeOptimum", "solve_lattice", "X"],
+        lambda name: name)
+    assert ordered == ["solve_lattice", "LatticeOptimum", "GAP_TOLERANCE", "X"]
+
+
+def test_the_site_mirrors_docs_so_links_between_documents_resolve():
+    """docs/api/guide/x.md includes docs/guide/x.md and docs/api/x.md includes docs/x.md:
+    a relative link between two documents of docs/ names a page of the site too."""
+    for page in API.rglob("*.md"):
+        for target in MYST_INCLUDE.findall(page.read_text(encoding="utf-8")):
+            included = (page.parent / target).resolve()
+            assert included.relative_to(ROOT / "docs") == page.relative_to(API)
+
+
+def test_the_landing_page_starts_with_install_and_a_quick_start():
+    text = (API / "index.rst").read_text(encoding="utf-8")
+    headings = re.findall(r"^(.+)\n-+$", text, re.MULTILINE)
+    assert headings[:3] == ["Install", "Quick start", "The three jobs"]
+    assert "autodoc" not in text            # how the site is built: about.rst
+
+
+# The results a reader meets first: each field has a ``#:`` description (autodoc shows it
+# under the field).  The other public dataclasses describe their fields in the class
+# docstring.
+DESCRIBED_FIELDS = ["optmech.lattice.optimum.LatticeOptimum",
+                    "optmech.lattice.bound.LatticeBracket", "optmech.lattice.bound.RatioBands",
+                    "optmech.lattice.ratios.RatioCurve", "lp_models.program.LinearProgram",
+                    "lp_models.program.Solution"]
+
+
+@pytest.mark.parametrize("path", DESCRIBED_FIELDS)
+def test_every_field_of_the_main_results_has_a_description(path):
+    import ast
+    import dataclasses
+    import inspect
+
+    module_name, _, name = path.rpartition(".")
+    cls = getattr(importlib.import_module(module_name), name)
+    lines, _ = inspect.getsourcelines(cls)
+    tree = ast.parse("".join(lines))
+    described = {node.target.id for node in tree.body[0].body
+                 if isinstance(node, ast.AnnAssign)
+                 and lines[node.lineno - 2].strip().startswith("#: ")}
+    assert sorted(f.name for f in dataclasses.fields(cls) if f.name not in described) == []

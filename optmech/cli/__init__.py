@@ -61,7 +61,7 @@ def build_parser() -> OneLineParser:
             register(subparsers)
     for leaf in _leaf_parsers(parser):
         add_common_flags(leaf)
-        leaf.set_defaults(_options=frozenset(
+        leaf.set_defaults(_prog=leaf.prog, _options=frozenset(
             s for action in leaf._actions for s in action.option_strings))
     return parser
 
@@ -99,7 +99,7 @@ def _fail(message: str, status: int = 1) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from optmech.progress import reporting
+    from optmech.progress import activity, reporting
     from optmech.resources import memory_budget, work_budget
 
     parser = build_parser()
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("error", UserWarning)
             args = parser.parse_args(argv)
             with reporting(lines=True, quiet=args.quiet), memory_budget(args.max_memory), \
-                    work_budget(args.max_work):
+                    work_budget(args.max_work), activity(args._prog.removeprefix("optmech ")):
                 return int(args.func(args) or 0)
     except InvalidArgumentError as error:
         fail_usage(str(_cli_spelling(error, getattr(args, "_options", frozenset()))))

@@ -24,6 +24,7 @@ __all__ = [
     "MAX_LIST_LENGTH",
     "OneLineParser",
     "add_common_flags",
+    "add_csv_flag",
     "add_json_flag",
     "add_sweep_flags",
     "api_type",
@@ -91,6 +92,15 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str):  # noqa: D401 - argparse API
         fail_usage(f"{self.prog}: {message}")
+
+    def parse_args(self, args=None, namespace=None):
+        """As argparse's, with an option the command does not have named under the
+        command's own name (``optmech select pmf: unrecognized arguments: --size 5``)."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            fail_usage(f"{getattr(parsed, '_prog', self.prog)}: unrecognized arguments: "
+                       + " ".join(extra))
+        return parsed
 
 
 def _short(text: str) -> str:
@@ -390,19 +400,28 @@ def sweep_options(args: argparse.Namespace) -> dict:
             "cache_dir": args.cache}
 
 
+def add_csv_flag(parser: argparse.ArgumentParser) -> None:
+    """``--csv FILE`` for the sweep commands: the sweep's table, one row per point, written
+    with the standard csv module (the result's ``to_csv``; the folder is checked first)."""
+    parser.add_argument("--csv", metavar="FILE.csv", type=output_file((".csv",)),
+                        help="also write the table (one row per point) to this CSV file")
+
+
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object instead of a table")
 
 
 def _label(item, index: int) -> str:
-    """How a list item is named in an error: its ``area:key``, ``key``, ``id`` or ``name``
+    """How a list item is named in an error: its ``id``, ``area:key``, ``key`` or ``name``
     when it is an object that has one (``results[heterogeneous:rnmh-exp-loss]``), else its
     index."""
     if isinstance(item, dict):
+        if isinstance(item.get("id"), str) and item["id"]:
+            return item["id"]
         if isinstance(item.get("area"), str) and isinstance(item.get("key"), str):
             return f"{item['area']}:{item['key']}"
-        for field in ("key", "id", "name"):
+        for field in ("key", "name"):
             if isinstance(item.get(field), str) and item[field]:
                 return item[field]
     return str(index)
@@ -451,19 +470,31 @@ def without_undefined(value):
 def emit(args: argparse.Namespace, payload: dict, render: Callable[[dict], str]) -> None:
     """Print ``payload`` as JSON with ``--json``, else ``render(payload)``.
 
-    A key whose value is None (undefined for this input: a paper value a new result does
-    not have, a bound that does not exist) is left out of the JSON, at any depth, never
-    printed as null; a payload holding NaN or infinity anywhere, or None inside a list, is
-    refused (:class:`NonFiniteResultError`, exit status 1, naming the value by its key
-    path, list items by their ``area:key``/``key``/``name`` where they have one) in both
-    forms.  A truly unbounded result (:data:`~optmech.unbounded.UNBOUNDED`) is printed as
-    ``{"unbounded": true}`` in JSON and ``∞`` in tables."""
+    The JSON object starts with ``optmech_version`` and ``schema``, the name of the JSON
+    Schema it follows (:mod:`optmech.schemas`), taken from the command that runs
+    (``args.command`` and, for a command with actions, ``args.action``):
+    ``optmech.lattice.solve/1``.  A key whose value is None (undefined for this input: a
+    paper value a new result does not have, a bound that does not exist) is left out of the
+    JSON, at any depth, never printed as null; a payload holding NaN or infinity anywhere, or
+    None inside a list, is refused (:class:`NonFiniteResultError`, exit status 1, naming the
+    value by its key path, list items by their ``area:key``/``key``/``name`` where they have
+    one) in both forms.  A truly unbounded result (:data:`~optmech.unbounded.UNBOUNDED`) is
+    printed as ``{"unbounded": true}`` in JSON and ``∞`` in tables."""
     defined = without_undefined(payload)
     bad = _non_finite(defined)
     if bad is not None:
         raise NonFiniteResultError(f"the result {bad} is not a finite number")
     plain = to_jsonable(defined)
     if getattr(args, "json", False):
-        print(json.dumps(plain, allow_nan=False))
+        print(json.dumps({**_envelope(args), **plain}, allow_nan=False))
     else:
         print(render(payload))
+
+
+def _envelope(args: argparse.Namespace) -> dict:
+    """The keys every JSON output starts with: the version and the schema name."""
+    from optmech._version import __version__
+    from optmech.schemas import schema_name
+
+    return {"optmech_version": __version__,
+            "schema": schema_name(args.command, getattr(args, "action", None))}

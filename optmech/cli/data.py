@@ -6,11 +6,10 @@ import argparse
 
 from optmech.cli._common import add_json_flag, emit, positive_float, positive_int
 from optmech.data.datasets import DATASETS, load_histogram
-from optmech.data.tasks import TASKS, error_ratio, expected_errors, get_task
+from optmech.data.tasks import MECHANISMS, TASKS, error_ratio, expected_errors, get_task
 from optmech.tables import text_table
 
 ACTIONS = ("error",)
-KEYS = {"pf": "pf", "em": "em", "rnm-laplace": "rnm_laplace"}
 
 
 def register(subparsers) -> None:
@@ -26,7 +25,8 @@ def register(subparsers) -> None:
     parser.add_argument("action", choices=ACTIONS)
     parser.add_argument("--dataset", required=True,
                         help=f"built-in name ({', '.join(DATASETS)}) or a .npy/.csv file of "
-                             "counts")
+                             "counts (CSV: one count per line, optionally under a header line; "
+                             "one comma-separated line; or a header naming a 'count' column)")
     parser.add_argument("--task", required=True, choices=tuple(TASKS))
     parser.add_argument("--eps", required=True, type=positive_float, help="epsilon > 0")
     parser.add_argument("--bins", type=positive_int, default=None,
@@ -45,7 +45,7 @@ def _render(args: argparse.Namespace, bins: int, total: int):
         head = (f"{args.dataset}: {bins} bins, {total} individuals; task {args.task}; "
                 f"eps {args.eps:g}{'; monotonic' if args.monotonic else ''}")
         table = text_table(["mechanism", "expected error"],
-                             [(k, payload[k]) for k in KEYS.values()])
+                             [(k, payload[k]) for k in MECHANISMS])
         return f"{head}\n{table}\nEM/PF ratio: {payload['ratio_em_pf']:.6g}"
     return render
 
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     histogram = load_histogram(args.dataset, args.bins)
     errors = expected_errors(task.scores(histogram), args.eps, sensitivity=task.sensitivity,
                              monotonic=args.monotonic)
-    payload = {KEYS[name]: value for name, value in errors.items()}
+    payload = dict(errors)
     payload["ratio_em_pf"] = error_ratio(task.scores(histogram), args.eps,
                                          sensitivity=task.sensitivity, monotonic=args.monotonic)
     emit(args, payload, _render(args, histogram.size, int(histogram.sum())))

@@ -7,6 +7,7 @@ import argparse
 from optmech.cli._common import (
     api_type,
     add_actions,
+    add_csv_flag,
     add_json_flag,
     add_sweep_flags,
     emit,
@@ -49,7 +50,7 @@ def register(subparsers) -> None:
     run_parser = actions.add_parser(
         "run", help="mean squared error versus epsilon on one scenario",
         description="Exact expected squared error of every mechanism, averaged over trials "
-                    "(score vectors drawn from the scenario), with 95%% confidence "
+                    "(score vectors drawn from the scenario), with 95% confidence "
                     "intervals.  Scenarios 1-3 are deterministic: one exact value.  "
                     "Scenario keys: 1..8, or sweep:T for the correlation sweep of "
                     "Figure 10 (T in -5, -0.8, -0.3, 0, 0.3, 0.8, 5 in the paper).")
@@ -67,6 +68,7 @@ def register(subparsers) -> None:
     run_parser.add_argument("--plot", metavar="FILE", type=output_file(),
                             help="write the figure (PNG) here")
     add_sweep_flags(run_parser)
+    add_csv_flag(run_parser)
     add_json_flag(run_parser)
     run_parser.set_defaults(func=run)
 
@@ -87,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
         from optmech.figures.heterogeneous import plot_scenario_results
 
         plot_scenario_results([result], args.plot, title=scen.title)
+    if args.csv is not None:
+        result.to_csv(args.csv)
     payload = {
         "scenario": scen.key,
         "trials": result.trials,
@@ -102,8 +106,9 @@ def run(args: argparse.Namespace) -> int:
                               else f"{p['trials']} trials, 95% CI"))
         rows = [(r["mechanism"], r["epsilon"], r["mse"], r["ci_low"], r["ci_high"])
                 for r in p["results"]]
-        return head + "\n" + text_table(["mechanism", "epsilon", "mse", "ci_low", "ci_high"],
-                                          rows)
+        return (head + "\n" + text_table(["mechanism", "epsilon", "mse", "ci_low", "ci_high"],
+                                           rows)
+                + (f"\ntable written to {args.csv}" if args.csv else ""))
 
     emit(args, payload, render)
     return 0

@@ -19,6 +19,7 @@ import sys
 
 from optmech.cli._common import (
     add_actions,
+    add_csv_flag,
     add_json_flag,
     add_sweep_flags,
     emit,
@@ -178,7 +179,21 @@ def register(subparsers) -> None:
     _bound_options(ratio)
     _common_options(ratio)
     add_sweep_flags(ratio)
+    add_csv_flag(ratio)
     ratio.set_defaults(func=run_ratio)
+
+
+def aggregate_labels(optimum) -> dict[str, str]:
+    """Which aggregate over Q of the expected errors each number of ``lattice solve --json``
+    is: ``total_error`` (and the paper's ``relaxed_dual_bound``, where it exists) the sum;
+    ``objective_value``, ``lower_bound`` and ``ratios`` the objective minimised (``"sum"``,
+    ``"max"`` or ``"weighted"``).  ``gap`` is the relative difference of ``objective_value``
+    and ``lower_bound``."""
+    labels = {"total_error": "sum", "objective_value": optimum.objective,
+              "lower_bound": optimum.objective, "ratios": optimum.objective}
+    if optimum.relaxed_dual_bound is not None:
+        labels["relaxed_dual_bound"] = "sum"
+    return labels
 
 
 @_solver_errors_as_one_line
@@ -205,6 +220,8 @@ def run_solve(args: argparse.Namespace) -> int:
         "relaxed_dual_bound": optimum.relaxed_dual_bound,
         "objective": optimum.objective, "objective_value": optimum.objective_value,
         "lattice": optimum.lattice,
+        "weights": args.weights if args.objective == "weighted" else None,
+        "aggregates": aggregate_labels(optimum),
     }
 
     def render(p):
@@ -305,6 +322,8 @@ def run_ratio(args: argparse.Namespace) -> int:
 
         draw = plot_ratio_bands if args.bound else plot_ratio_curves
         save_figure(draw(curves, args.mechanisms), args.plot)
+    if args.csv is not None:
+        curves.to_csv(args.csv)
     payload = {"epsilon": list(args.eps), "weighting": args.weighting,
                "constraint_set": args.constraints, "mechanisms": args.mechanisms, **extra,
                "curves": [{"n": c.n, "k": c.k, "epsilon": c.epsilons, **curve_json(c),
@@ -315,7 +334,8 @@ def run_ratio(args: argparse.Namespace) -> int:
         rows = [(c.n, c.k, f"{eps:g}", *row(c, i))
                 for c in curves for i, eps in enumerate(c.epsilons)]
         table = text_table(["n", "k", "epsilon", *headers], rows)
-        return table + (f"\nplot written to {p['plot']}" if p["plot"] else "")
+        return (table + (f"\nplot written to {p['plot']}" if p["plot"] else "")
+                + (f"\ntable written to {args.csv}" if args.csv else ""))
 
     emit(args, payload, render)
     return 0

@@ -1,14 +1,16 @@
 """``optmech proofs check|regenerate``: machine-checked identities of the papers.
 
 ``check`` runs every registered identity (:mod:`proofs.registry`) and prints a table, or
-with ``--json`` a JSON *list* with one object per identity (keys ``name``, ``paper``,
-``source``, ``method``, ``status``, ``statement``, ``sympy``, ``evidence``, ``corrected``,
-``counterexample``).  ``regenerate`` writes ``identities.md`` (the checked identities) and
-``claims.md`` (the claims inventory, :mod:`proofs.claims`); with ``--json`` it prints one
-object ``{"written": [paths], "identities": counts, "claims": counts}``.  ``check`` exits
-with status 0 only when no identity is ``failed`` (1 otherwise); ``regenerate`` writes only
-from a run in which every check passed: when one failed it writes nothing, says so in one
-line (how many failed, the first one's name) and exits with status 1.  Bad input exits with
+with ``--json`` one object (schema ``optmech.proofs.check``) whose ``identities`` list has
+one object per identity (keys ``name``, ``paper``, ``source``, ``method``, ``status``,
+``statement``, ``sympy``, ``evidence``, ``corrected``, ``counterexample``) and whose
+``counts`` tallies them (``total``, ``verified``, ``erratum``, ``failed``).
+``regenerate`` writes ``identities.md`` (the checked identities) and ``claims.md`` (the
+claims inventory, :mod:`proofs.claims`); with ``--json`` it prints one object
+``{"written": [paths], "identities": counts, "claims": counts}``.  ``check`` exits with
+status 0 only when no identity is ``failed`` (1 otherwise); ``regenerate`` writes only from
+a run in which every check passed: when one failed it writes nothing, says so in one line
+(how many failed, the first one's name) and exits with status 1.  Bad input exits with
 status 2.
 
 Where ``regenerate`` writes: ``--output FILE`` and ``--claims-output FILE``; by default the
@@ -26,7 +28,7 @@ import json
 import sys
 from pathlib import Path
 
-from optmech.cli._common import add_actions, check_writable_path, without_undefined
+from optmech.cli._common import add_actions, check_writable_path, emit
 from optmech.progress import progress
 from optmech.validation import InvalidArgumentError
 
@@ -42,7 +44,8 @@ def register(subparsers) -> None:
                                description="Run the checks; exit status 0 only when nothing "
                                            "is failed.")
     check.add_argument("--json", action="store_true",
-                       help="print a JSON list, one object per identity, instead of a table")
+                       help="print one JSON object (the identities in a list, and their "
+                            "counts) instead of a table")
     check.add_argument("--only", action="append", metavar="NAME", default=None,
                        help="check only this identity (repeatable), e.g. secretary.threshold")
     check.set_defaults(func=run_check)
@@ -72,7 +75,11 @@ def _run(names: list[str] | None):
             raise InvalidArgumentError("--only", name, "the name of a registered identity "
                                        "(listed by `optmech proofs check`)")
     chosen = identities(names)
-    return [check_one(i) for i in progress(chosen, total=len(chosen), desc="proofs")]
+    outcomes, bar = [], progress(chosen, desc="identity")
+    for identity in bar:
+        bar.set_postfix_str(identity.name)
+        outcomes.append(check_one(identity))
+    return outcomes
 
 
 def _exit_status(outcomes) -> int:
@@ -80,13 +87,14 @@ def _exit_status(outcomes) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from proofs.report import summary
+    from proofs.report import counts, summary
 
     outcomes = _run(args.only)
     if args.json:
         # Fields that do not apply (corrected, counter-example of a verified identity) are
         # left out, never null.
-        print(json.dumps([without_undefined(o.to_json()) for o in outcomes]))
+        emit(args, {"identities": [o.to_json() for o in outcomes], "counts": counts(outcomes)},
+             json.dumps)
         return _exit_status(outcomes)
     width = max(len(o.identity.name) for o in outcomes)
     print(f"{'identity'.ljust(width)}  status    method")
@@ -159,8 +167,8 @@ def run_regenerate(args: argparse.Namespace) -> int:
     write(outcomes, identities_path)
     write_claims(claims_path, inventory)
     if args.json:
-        print(json.dumps({"written": [str(identities_path), str(claims_path)],
-                          "identities": counts(outcomes), "claims": coverage(inventory)}))
+        emit(args, {"written": [str(identities_path), str(claims_path)],
+                    "identities": counts(outcomes), "claims": coverage(inventory)}, json.dumps)
     else:
         print(f"wrote {identities_path}: {summary(outcomes)}")
         print(f"wrote {claims_path}: {claims_summary(inventory)}")

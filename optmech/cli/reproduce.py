@@ -35,7 +35,9 @@ def run(args: argparse.Namespace) -> int:
     report.write_text(render_report(runs, args.quick))
     failures = [r for run in runs for r in run.results if not r.ok]
     payload = {"report": str(report),
-               "results": [vars(r) | {"ok": r.ok} for run in runs for r in run.results],
+               # "id": the row's key in the report and the claims inventory (area:key)
+               "results": [{"id": f"{run.area}:{r.key}" if r.key else None, **vars(r),
+                            "ok": r.ok} for run in runs for r in run.results],
                "seconds": {run.area: run.seconds for run in runs},
                "failures": len(failures)}
 

@@ -8,9 +8,9 @@ import argparse
 import math
 
 from optmech.cli._common import (
+    add_actions,
     add_json_flag,
     emit,
-    fail_usage,
     float_list,
     int_list,
     integer,
@@ -49,51 +49,51 @@ def register(subparsers) -> None:
                     "a private selection mechanism on one score vector; em-pf-search: the "
                     "largest ratio E[err EM]/E[err PF] found over score vectors (it is "
                     "below 2 for every vector, and 2 is the supremum).")
-    parser.add_argument("action", choices=ACTIONS)
-    parser.add_argument("--mechanism", type=names(MECHANISMS),
-                        metavar="{" + ",".join(MECHANISMS) + "}",
-                        help="the mechanism (pmf, error, sample; rnm_laplace spells "
-                             "rnm-laplace too)")
-    parser.add_argument("--scores", type=finite_scores,
-                        help="comma-separated utilities, e.g. 0,-1,-3 (pmf, error, sample)")
-    parser.add_argument("--eps", required=True, type=positive_floats,
-                        help="epsilon > 0; em-pf-search: a comma list")
-    parser.add_argument("--sensitivity", type=positive_float, default=1.0,
-                        help="score sensitivity Δ > 0 (default 1)")
-    parser.add_argument("--monotonic", action="store_true",
-                        help="scores move in one direction between neighbours")
-    parser.add_argument("--size", type=positive_int, default=10, help="number of samples (sample)")
-    parser.add_argument("--seed", type=seed, default=None,
-                        help="random seed (sample; em-pf-search, default 0)")
-    parser.add_argument("--n", type=int_list, default=None,
-                        help="em-pf-search: comma list of candidate counts (2 to 200)")
-    parser.add_argument("--starts", type=integer, default=10,
-                        help="em-pf-search: random starts per (n, eps), >= 0 (default 10)")
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
-
-
-def _require(args: argparse.Namespace, *names: str) -> None:
-    missing = [f"--{name}" for name in names if getattr(args, name) is None]
-    if missing:
-        fail_usage(f"optmech select {args.action}: the following arguments are required: "
-                   + ", ".join(missing))
+    actions = add_actions(parser, metavar="{" + ",".join(ACTIONS) + "}")
+    helps = {"pmf": "exact selection probabilities", "error": "exact expected error",
+             "sample": "random selections"}
+    for action, text in helps.items():
+        one = actions.add_parser(action, help=text, description=text + " of one mechanism "
+                                 "on one score vector")
+        one.add_argument("--mechanism", required=True, type=names(MECHANISMS),
+                         metavar="{" + ",".join(MECHANISMS) + "}",
+                         help="the mechanism (rnm-laplace spells rnm_laplace too)")
+        one.add_argument("--scores", required=True, type=finite_scores,
+                         help="comma-separated utilities, e.g. 0,-1,-3")
+        one.add_argument("--eps", required=True, type=positive_float, help="epsilon > 0")
+        one.add_argument("--sensitivity", type=positive_float, default=1.0,
+                         help="score sensitivity Δ > 0 (default 1)")
+        one.add_argument("--monotonic", action="store_true",
+                         help="scores move in one direction between neighbours")
+        if action == "sample":
+            one.add_argument("--size", type=positive_int, default=10,
+                             help="number of samples (default 10)")
+            one.add_argument("--seed", type=seed, default=None, help="random seed")
+        add_json_flag(one)
+        one.set_defaults(func=run)
+    search = actions.add_parser(
+        "em-pf-search", help="search for the largest ratio E[err EM] / E[err PF]",
+        description="The largest ratio E[err EM]/E[err PF] found over score vectors (below "
+                    "2 for every vector; 2 is the supremum).")
+    search.add_argument("--n", required=True, type=int_list,
+                        help="comma list of candidate counts (2 to 200)")
+    search.add_argument("--eps", required=True, type=positive_floats,
+                        help="comma list of epsilons > 0")
+    search.add_argument("--starts", type=integer, default=10,
+                        help="random starts per (n, eps), >= 0 (default 10)")
+    search.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
+    add_json_flag(search)
+    search.set_defaults(func=run_search)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.action == "em-pf-search":
-        return run_search(args)
-    _require(args, "mechanism", "scores")
-    if len(args.eps) != 1:
-        fail_usage(f"optmech select {args.action}: argument --eps: one value, got "
-                   f"{len(args.eps)}")
-    mechanism = make_mechanism(args.mechanism, args.eps[0], args.sensitivity, args.monotonic)
+    mechanism = make_mechanism(args.mechanism, args.eps, args.sensitivity, args.monotonic)
     if args.action == "pmf":
         probs = mechanism.pmf(args.scores)
         emit(args, {"pmf": probs},
              lambda p: text_table(["candidate", "score", "probability"],
-                                    [(i, s, float(v)) for i, (s, v)
-                                     in enumerate(zip(args.scores, p["pmf"]))]))
+                                  [(i, s, float(v)) for i, (s, v)
+                                   in enumerate(zip(args.scores, p["pmf"]))]))
     elif args.action == "error":
         emit(args, {"expected_error": mechanism.expected_error(args.scores)},
              lambda p: f"expected error: {p['expected_error']:.12g}")
@@ -108,9 +108,7 @@ def run(args: argparse.Namespace) -> int:
 def run_search(args: argparse.Namespace) -> int:
     from optmech.selection.em_pf_search import search_em_pf_ratio
 
-    _require(args, "n")
-    results = search_em_pf_ratio(args.n, args.eps, starts=args.starts,
-                                 seed=0 if args.seed is None else args.seed)
+    results = search_em_pf_ratio(args.n, args.eps, starts=args.starts, seed=args.seed)
     best = max(results, key=lambda r: r.ratio)
     payload = {"searches": [{"n": r.n, "epsilon": r.epsilon, "ratio": r.ratio,
                              "deficit": r.deficit, "bound": r.bound, "family": r.family,

@@ -7,6 +7,7 @@ Appendix G (Figures 3 and 7).  The histograms are the one-dimensional DPBench da
 Differentially Private Algorithms using DPBench*, SIGMOD 2016), shipped in ``dpbench/``.
 
 * :mod:`~.datasets`: the shipped histograms and any ``.npy`` / ``.csv`` histogram;
+* :mod:`~.csv_counts`: the CSV shapes a histogram file may have;
 * :mod:`~.tasks`: mode and median scores and the exact expected error of each mechanism.
 """
 
@@ -16,6 +17,7 @@ __all__, __getattr__, __dir__ = _lazy_exports(__name__, {
     "optmech.data.datasets": (
         "DATASETS", "PAPER_BINS", "PAPER_DATASETS", "check_histogram", "coarsen", "load_histogram",
     ),
+    "optmech.data.csv_counts": ("read_csv_counts",),
     "optmech.data.tasks": (
         "TASKS", "Task", "budget_ratio", "epsilon_for_error", "error_curves", "error_ratio",
         "expected_errors", "get_task", "median_scores", "mode_scores",

@@ -72,7 +72,7 @@ __all__ = [
     "mode_scores",
 ]
 
-MECHANISMS = ("pf", "em", "rnm-laplace")
+MECHANISMS = ("pf", "em", "rnm_laplace")
 
 
 def mode_scores(counts) -> np.ndarray:
@@ -179,15 +179,19 @@ def expected_errors(scores, epsilon: float, *, sensitivity: float = 1.0,
                     monotonic: bool = False, mechanisms=MECHANISMS) -> dict[str, float]:
     """Exact expected error ``sum_r pmf_r (q* - q_r)`` of each mechanism at ``epsilon``.
 
-    ``mechanisms`` are names of :func:`optmech.selection.mechanisms.make_mechanism`; the default is
+    ``mechanisms`` are names of :func:`optmech.selection.mechanisms.make_mechanism`, and the
+    keys of the result are those names in their one spelling (``rnm_laplace``, also when
+    asked for as ``rnm-laplace``); the default is
     permute-and-flip (Gauss–Legendre pmf, ~1e-13), the exponential mechanism (softmax,
     ~1e-15 relative) and report-noisy-max with Laplace noise (piecewise quadrature, pmf
     within ~1e-12).  With ``monotonic=True`` every mechanism uses its monotonic variant.
     """
     q = check_scores(scores)
-    from optmech.selection.mechanisms import make_mechanism  # imported on use (CLI start-up)
+    # imported on use (CLI start-up)
+    from optmech.selection.mechanisms import canonical_name, make_mechanism
 
-    return {name: make_mechanism(name, epsilon, sensitivity, monotonic).expected_error(q)
+    return {canonical_name(name): make_mechanism(name, epsilon, sensitivity,
+                                                 monotonic).expected_error(q)
             for name in mechanisms}
 
 
@@ -212,7 +216,10 @@ def error_curves(scores, epsilons, *, sensitivity: float = 1.0, monotonic: bool 
                  mechanisms=MECHANISMS, desc: str | None = None) -> dict[str, np.ndarray]:
     """:func:`expected_errors` at every epsilon in ``epsilons`` (one array per mechanism),
     with a progress bar on stderr."""
+    from optmech.selection.mechanisms import canonical_name
+
     q = check_scores(scores)
+    mechanisms = [canonical_name(name) for name in mechanisms]
     grid = [check_positive(e, "epsilon") for e in np.atleast_1d(epsilons)]
     rows = [expected_errors(q, e, sensitivity=sensitivity, monotonic=monotonic,
                             mechanisms=mechanisms)
@@ -237,7 +244,9 @@ def epsilon_for_error(scores, target: float, *, mechanism: str = "em",
         raise InvalidArgumentError("target", target,
                                    f"an expected error in (0, {ceiling:g}), the error of a "
                                    "uniform choice")
-    check_choice(mechanism, "mechanism", MECHANISMS)
+    from optmech.selection.mechanisms import canonical_name
+
+    mechanism = check_choice(canonical_name(mechanism), "mechanism", MECHANISMS)
 
     def excess(log_eps: float) -> float:
         return expected_errors(q, math.exp(log_eps), sensitivity=sensitivity,
@@ -266,7 +275,7 @@ def budget_ratio(scores, epsilon: float, *, sensitivity: float = 1.0, monotonic:
                  mechanism: str = "em", reference: str = "pf") -> float:
     """``epsilon' / epsilon`` where ``mechanism`` at ``epsilon'`` has the expected error of
     ``reference`` at ``epsilon`` (the paper's 1.27 and 1.19 for EM against PF)."""
-    target = expected_errors(scores, epsilon, sensitivity=sensitivity, monotonic=monotonic,
-                             mechanisms=(reference,))[reference]
+    target, = expected_errors(scores, epsilon, sensitivity=sensitivity, monotonic=monotonic,
+                              mechanisms=(reference,)).values()
     return epsilon_for_error(scores, target, mechanism=mechanism, sensitivity=sensitivity,
                              monotonic=monotonic) / epsilon

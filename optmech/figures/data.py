@@ -14,8 +14,7 @@ of individuals; the paper's mode panels are in units of 2 counts (its notebook s
 ``linspace(1e-4, eps_1, points)`` with ``eps_1`` the epsilon where EM's error is 1
 (:func:`epsilon_grid`).  Report-noisy-max with Laplace noise, which the paper leaves out of
 these figures, is drawn dashed on every ``rnm_every``-th grid point, ending at the last
-(its pmf costs 0.1-30 s per epsilon here, against milliseconds for PF and EM).  ADULTFRANK
-is not available.
+(its pmf costs 0.1-30 s per epsilon here, against milliseconds for PF and EM).
 """
 
 from __future__ import annotations
@@ -43,9 +42,9 @@ __all__ = [
 
 BAR_ERROR = 50.0
 GRID_START = 1e-4
-LABELS = {"pf": "PF", "em": "EM", "rnm-laplace": "RNM-Laplace"}
+LABELS = {"pf": "PF", "em": "EM", "rnm_laplace": "RNM-Laplace"}
 STYLES = {"pf": dict(color="m", lw=2.5), "em": dict(color="g", lw=2.5),
-          "rnm-laplace": dict(color="tab:blue", lw=1.5, ls="--", marker=".")}
+          "rnm_laplace": dict(color="tab:blue", lw=1.5, ls="--", marker=".")}
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,7 @@ class Experiment:
     def sensitivity(self) -> float:
         return TASKS[self.task].sensitivity
 
-    def errors(self, epsilon: float, mechanisms=("pf", "em", "rnm-laplace")) -> dict:
+    def errors(self, epsilon: float, mechanisms=("pf", "em", "rnm_laplace")) -> dict:
         return expected_errors(self.scores, epsilon, sensitivity=self.sensitivity,
                                monotonic=self.monotonic, mechanisms=mechanisms)
 
@@ -101,9 +100,9 @@ def _curves(exp: Experiment, points: int, rnm_every: int | None):
     if rnm_every:
         sub = grid[rnm_every - 1::rnm_every]
         err = error_curves(exp.scores, sub, sensitivity=exp.sensitivity,
-                           monotonic=exp.monotonic, mechanisms=("rnm-laplace",),
-                           desc=f"{exp.dataset} {exp.task} RNM")["rnm-laplace"]
-        curves["rnm-laplace"] = (sub, err)
+                           monotonic=exp.monotonic, mechanisms=("rnm_laplace",),
+                           desc=f"{exp.dataset} {exp.task} RNM")["rnm_laplace"]
+        curves["rnm_laplace"] = (sub, err)
     return curves
 
 
@@ -128,14 +127,14 @@ def bar_values(task: str, datasets=PAPER_DATASETS, error: float = BAR_ERROR,
     for name in datasets:
         exp = experiment(name, task)
         eps = exp.epsilon_for_error(error)
-        mechanisms = ("pf", "em", "rnm-laplace") if rnm else ("pf", "em")
+        mechanisms = ("pf", "em", "rnm_laplace") if rnm else ("pf", "em")
         out[name] = {"epsilon": eps, **exp.errors(eps, mechanisms)}
     return out
 
 
 def _plot_bars(ax, task: str, values: dict[str, dict[str, float]], error: float) -> None:
     names = list(values)
-    mechanisms = [m for m in ("em", "pf", "rnm-laplace") if m in values[names[0]]]
+    mechanisms = [m for m in ("em", "pf", "rnm_laplace") if m in values[names[0]]]
     width = 0.8 / len(mechanisms)
     x = np.arange(len(names))
     for i, m in enumerate(mechanisms):

@@ -1,6 +1,8 @@
 """Optimality-ratio curves on the bounded 2Δ-lattice (permute-and-flip paper, Figure 2).
 
-:func:`plot_ratio_curves` draws one panel per mechanism and one curve per ``(n, k)``;
+:func:`plot_ratio_curves` draws one panel per mechanism and one curve per ``(n, k)``
+(``yscale="log"`` for a log y axis, where a mechanism far from the optimum would flatten
+the others on a linear one);
 :func:`figure2` recomputes the three panels of the paper's Figure 2 — (a) PF at ``k = 4``
 for several ``n``, (b) PF at ``n = 4`` for several ``k``, (c) EM at ``n = 4`` for several
 ``k`` — with the eps grid of the authors' notebook (``logspace(-2, 1)``) and the
@@ -14,47 +16,55 @@ import math
 import numpy as np
 
 from optmech.figures import new_figure, save_figure
+from optmech.validation import check_choice
 
-__all__ = ["FIGURE2_PANELS", "PAPER_THRESHOLD", "figure2", "plot_ratio_bands",
+__all__ = ["FIGURE2_PANELS", "PAPER_THRESHOLD", "YSCALES", "figure2", "plot_ratio_bands",
            "plot_ratio_curves", "save_figure"]
 
 PAPER_THRESHOLD = math.log((3 + math.sqrt(5)) / 2)
 LABELS = {"pf": "permute-and-flip", "em": "exponential mechanism",
           "rnm_laplace": "report-noisy-max (Laplace)"}
+YSCALES = ("linear", "log")
 # (panel title, mechanism, ns, ks) as in Figure 2 (a), (b), (c).
 FIGURE2_PANELS = (("(a) PF, k = 4", "pf", (2, 3, 4, 5, 6), (4,)),
                   ("(b) PF, n = 4", "pf", (4,), (2, 4, 6, 8)),
                   ("(c) EM, n = 4", "em", (4,), (2, 4, 6, 8)))
 
 
-def _draw(ax, curves, mechanism, title):
+def _draw(ax, curves, mechanism, title, yscale="linear"):
     for curve in curves:
         ax.plot(curve.epsilons, curve.ratios[mechanism], linewidth=1.8,
                 label=f"n={curve.n}, k={curve.k}")
-    _frame(ax, title)
+    _frame(ax, title, yscale)
 
 
-def _frame(ax, title):
+def _frame(ax, title, yscale="linear"):
     ax.axvline(PAPER_THRESHOLD, color="grey", linestyle=":", linewidth=1)
     ax.set_xscale("log")
+    ax.set_yscale(yscale)
     ax.set_xlabel("epsilon")
     ax.set_ylabel("optimality ratio")
     ax.set_title(title)
     ax.legend(fontsize="small")
 
 
-def plot_ratio_curves(curves, mechanisms):
-    """A figure with one panel per mechanism name, one line per :class:`RatioCurve`."""
+def plot_ratio_curves(curves, mechanisms, yscale: str = "linear"):
+    """A figure with one panel per mechanism name, one line per
+    :class:`~optmech.lattice.ratios.RatioCurve`; epsilon on a log x axis, the ratio on a
+    ``yscale`` (``"linear"`` or ``"log"``) y axis."""
+    check_choice(yscale, "yscale", YSCALES)
     fig, axes = new_figure(ncols=len(mechanisms))
     for ax, name in zip(axes[0], mechanisms):
-        _draw(ax, curves, name, LABELS.get(name, name))
+        _draw(ax, curves, name, LABELS.get(name, name), yscale)
     return fig
 
 
-def plot_ratio_bands(bands, mechanisms):
+def plot_ratio_bands(bands, mechanisms, yscale: str = "linear"):
     """A figure with one panel per mechanism name and one band per
     :class:`~optmech.lattice.bound.RatioBands`: the certified bracket ``[lo, hi]`` of the
-    optimality ratio at each epsilon, filled between its edges."""
+    optimality ratio at each epsilon, filled between its edges; the y axis as in
+    :func:`plot_ratio_curves`."""
+    check_choice(yscale, "yscale", YSCALES)
     fig, axes = new_figure(ncols=len(mechanisms))
     for ax, name in zip(axes[0], mechanisms):
         for band in bands:
@@ -63,7 +73,7 @@ def plot_ratio_bands(bands, mechanisms):
                             label=f"n={band.n}, k={band.k} (bracket)")
             ax.plot(band.epsilons, hi, linewidth=1.0, color=line.get_color())
             ax.fill_between(band.epsilons, lo, hi, color=line.get_color(), alpha=0.3)
-        _frame(ax, LABELS.get(name, name))
+        _frame(ax, LABELS.get(name, name), yscale)
     return fig
 
 

@@ -7,11 +7,17 @@ property of the score function, so every method takes them next to the scores:
 * ``expected_error(...)``: ``E[q* - q_M]``; ``expected_squared_error(...)``:
   ``E[(q* - q_M)^2]`` (the heterogeneous-sensitivities paper's MSE, per score vector);
 * ``sample(scores, sensitivities, size=None, rng=None)``: draws;
+  ``rvs(scores, sensitivities, size=None, random_state=None)`` the same under
+  ``scipy.stats``'s names;
 * ``privacy``: the :class:`~optmech.selection.mechanisms.PrivacyGuarantee` when the mechanism has one
   that holds for every score function with the given candidate-wise sensitivities
   (``|q_a(D) - q_a(D')| <= Δ_a`` for neighbours ``D, D'``), else ``None``; ``privacy_note``
   says why, and ``guarantee(sensitivities)`` gives the guarantee for one sensitivity
   vector where it depends on it.
+
+A mechanism's repr is the constructor call that rebuilds it, and two mechanisms of the same
+class with equal arguments are equal and hash alike
+(:class:`~optmech.selection.parametrised.Parametrised`).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import numpy as np
 
 from optmech.heterogeneous.inputs import check_scores_and_sensitivities
 from optmech.selection.mechanisms import PrivacyGuarantee
+from optmech.selection.parametrised import Parametrised, check_random_state, given
 from optmech.selection.samplers import sample_shape, shaped
 from optmech.selection.scores import expected_gap, gaps
 from optmech.validation import check_finite_result, check_positive, check_rng
@@ -29,8 +36,9 @@ from optmech.validation import check_finite_result, check_positive, check_rng
 __all__ = ["DrawnMechanism", "HeterogeneousMechanism"]
 
 
-class HeterogeneousMechanism(ABC):
-    """Base class; subclasses implement :meth:`_pmf`, :meth:`_sample` and :attr:`privacy`."""
+class HeterogeneousMechanism(Parametrised, ABC):
+    """Base class; subclasses implement :meth:`_pmf`, :meth:`_sample` and :attr:`privacy`,
+    and :meth:`_parameters` when their constructor takes more than ``epsilon``."""
 
     name: str = ""
     #: candidates with ``Δ_a = 0`` are meaningful for this mechanism (RNMH only)
@@ -39,7 +47,10 @@ class HeterogeneousMechanism(ABC):
     def __init__(self, epsilon: float):
         self.epsilon = check_positive(epsilon, "epsilon")
         # As given: an int or Fraction stays exact for sample(..., exact=True).
-        self._given_epsilon = epsilon
+        self._given_epsilon = given(epsilon)
+
+    def _parameters(self) -> dict:
+        return {"epsilon": self._given_epsilon}
 
     @property
     @abstractmethod
@@ -97,9 +108,10 @@ class HeterogeneousMechanism(ABC):
         q, d = self.inputs(scores, sensitivities)
         return self._sample(q, d, size, rng, **options)
 
-    def __repr__(self) -> str:
-        guarantee = self.privacy
-        return f"{type(self).__name__}({guarantee if guarantee else self.privacy_note})"
+    def rvs(self, scores, sensitivities, size=None, random_state=None):
+        """:meth:`sample` under ``scipy.stats``'s names (``random_state``: None, an integer
+        seed >= 0 or a ``numpy.random.Generator``; a legacy ``RandomState`` is refused)."""
+        return self.sample(scores, sensitivities, size, check_random_state(random_state))
 
 
 class DrawnMechanism(HeterogeneousMechanism):

@@ -38,6 +38,7 @@ from optmech.heterogeneous.base import HeterogeneousMechanism
 from optmech.heterogeneous.gem_transform import gem_scores, scaled_gem_scores
 from optmech.selection.exact.sampling import bernoulli_logistic
 from optmech.selection.mechanisms import PermuteAndFlip, PrivacyGuarantee
+from optmech.selection.parametrised import given
 from optmech.selection.pf_probabilities import pf_probabilities_from_log_coins
 from optmech.selection.samplers import sample_shape, shaped
 from optmech.validation import (
@@ -87,6 +88,9 @@ class GeneralisedExponentialMechanism(HeterogeneousMechanism):
             raise InvalidArgumentError("beta", beta, "a number in (0, 1)")
         self.beta = beta
         self.t = None if t is None else check_finite(t, "t")
+
+    def _parameters(self) -> dict:
+        return {**super()._parameters(), "beta": self.beta, "t": self.t}
 
     def shift(self, n_candidates: int) -> float:
         """``t``: the explicit value, else ``±2 log(n/β)/ε`` (+ for GEM, - for mGEM)."""
@@ -168,6 +172,10 @@ class CombinedGEM(HeterogeneousMechanism):
         rest = epsilon - epsilon_c
         self.gem = GeneralisedExponentialMechanism(rest, beta)
         self.mgem = ModifiedGEM(rest, beta)
+
+    def _parameters(self) -> dict:
+        return {**super()._parameters(), "epsilon_c": given(self._given_epsilon_c),
+                "beta": self.gem.beta}
 
     @property
     def privacy(self) -> PrivacyGuarantee:

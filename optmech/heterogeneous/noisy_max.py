@@ -50,7 +50,10 @@ class HeterogeneousNoisyMax(DrawnMechanism):
     def __init__(self, epsilon: float, noise: str = "exponential"):
         super().__init__(epsilon)
         self.noise = check_choice(noise, "noise", self.NOISES)
-        self.name = "rnmh" if noise == "exponential" else "rnmh-laplace"
+        self.name = "rnmh" if noise == "exponential" else "rnmh_laplace"
+
+    def _parameters(self) -> dict:
+        return {**super()._parameters(), "noise": self.noise}
 
     def scales(self, sensitivities: np.ndarray) -> np.ndarray:
         """Noise scales: ``2Δ_a/ε`` (exponential mean) or ``Δ_a/ε`` (Laplace)."""
@@ -143,6 +146,9 @@ class UniformChoice(HeterogeneousMechanism):
 
     def __init__(self):
         self.epsilon = 0.0
+
+    def _parameters(self) -> dict:
+        return {}
 
     @property
     def privacy(self) -> PrivacyGuarantee:

@@ -388,6 +388,9 @@ class RandomStopping(DrawnMechanism):
         self.noise_factor = 3.0 if eta is None else 2.0 + self.stopping.eta
         self.name = "rs_gamma" if eta is None else "rs_gamma_tnb"
 
+    def _parameters(self) -> dict:
+        return {**super()._parameters(), "gamma": self.stopping.gamma, "eta": self.stopping.eta}
+
     def scales(self, sensitivities: np.ndarray) -> np.ndarray:
         """Laplace scales ``c Δ_a / ε`` with ``c = 3`` (geometric) or ``2 + η`` (TNB);
         :class:`~optmech.validation.NonFiniteResultError` if one is beyond the double range

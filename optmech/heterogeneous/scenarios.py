@@ -40,12 +40,14 @@ exact value (the interval has zero width).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
+from lp_models.display import Displayed, Tabular
 from optmech.heterogeneous.gem import spearman_correlation
 from optmech.heterogeneous.registry import MECHANISM_NAMES, make_heterogeneous
 from optmech.resources import require_memory
@@ -213,13 +215,32 @@ class MSEPoint:
     ci_high: float
 
 
-@dataclass(frozen=True)
-class ScenarioResult:
-    """All points of one run; ``trials`` is the number of score vectors averaged."""
+@dataclass(frozen=True, repr=False)
+class ScenarioResult(Displayed, Tabular):
+    """All points of one run; ``trials`` is the number of score vectors averaged;
+    :meth:`records` has one row per point (``mechanism``, ``epsilon``, ``mse``, ``ci_low``,
+    ``ci_high``)."""
 
     scenario: Scenario
     trials: int
     points: tuple[MSEPoint, ...]
+
+    _display = ("scenario_key", "trials", "mechanisms", "epsilons")
+
+    @property
+    def scenario_key(self) -> str:
+        return self.scenario.key
+
+    @property
+    def mechanisms(self) -> list[str]:
+        return list(dict.fromkeys(p.mechanism for p in self.points))
+
+    @property
+    def epsilons(self) -> list[float]:
+        return list(dict.fromkeys(p.epsilon for p in self.points))
+
+    def records(self) -> list[dict]:
+        return [dataclasses.asdict(p) for p in self.points]
 
     def curve(self, mechanism: str) -> tuple[np.ndarray, ...]:
         """``(epsilons, mse, ci_low, ci_high)`` of one mechanism, in ε order."""

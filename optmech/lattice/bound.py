@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lp_models.display import Displayed, ResultList, Tabular, joined
 from lp_models.lattice import class_weights, variable_costs
 from lp_models.lattice_bracket import FEASIBILITY_TOLERANCE, bracket_lattice_lp
 from lp_models.lattice_certificates import LatticeDual, lagrangian_bound, primal_violation
@@ -52,8 +53,8 @@ DEFAULT_TOL = 1e-4
 _UNIT = 2.0 ** -52
 
 
-@dataclass(frozen=True, eq=False)
-class LatticeBracket:
+@dataclass(frozen=True, eq=False, repr=False)
+class LatticeBracket(Displayed):
     """A certified bracket ``lower <= OPT <= upper`` on the lattice LP's optimal total error
     (units of Δ = 1, summed over the weighted vectors, as ``LatticeOptimum.total_error``).
 
@@ -67,33 +68,66 @@ class LatticeBracket:
     ``history`` lists ``(seconds, iterations, lower, upper)`` whenever a bound improved.
     """
 
+    #: Number of items.
     n: int
+    #: Depth of the lattice.
     k: int
+    #: The privacy parameter ε.
     epsilon: float
+    #: ``"lattice"`` or ``"cube"``, as for :class:`~optmech.lattice.optimum.LatticeOptimum`.
     weighting: str
+    #: ``"regular"`` or ``"paper"``.
     constraint_set: str
+    #: The target relative width.
     tol: float
+    #: Certified lower bound on the optimal total error (units of Δ).
     lower: float
+    #: Total error of ``probabilities``, a point checked against every row: an upper bound.
     upper: float
+    #: ``(upper - lower) / lower``.
     relative_width: float
+    #: ``"converged"`` (width at most ``tol``) or ``"time_limit"``.
     status: str
+    #: PDHG steps taken.
     iterations: int
+    #: Wall seconds, certification included.
     seconds: float
+    #: Permute-and-flip's total error on the same lattice (its ratio is ``pf_total_error /
+    #: [upper, lower]``).
     pf_total_error: float
+    #: Largest row violation of ``probabilities``.
     max_violation: float
+    #: Monotonicity rows the run worked with.
     rows_generated: int
+    #: Columns of the LP.
     num_variables: int
+    #: Rows of the full LP.
     num_constraints: int
+    #: Divide totals by this to get the normalised units of ``dual``.
     objective_scale: float
+    #: The point achieving ``upper``, per variable of ``classes``.
     probabilities: np.ndarray = field(repr=False)
+    #: Row multipliers that certify ``lower``.
     dual: LatticeDual = field(repr=False)
+    #: ``(seconds, iterations, lower, upper)`` whenever a bound improved.
     history: tuple = field(repr=False)
+    #: The classes of score vectors.
     classes: LatticeClasses = field(repr=False)
+    #: The lattice of the LP: always the 2Δ-lattice here.
     lattice: str = "2delta"                 # the bracket is for the 2Δ-lattice's LP
 
     def mechanism(self) -> LatticeSolutionMechanism:
         """The point achieving ``upper`` as a mechanism with a ``pmf`` on the lattice."""
         return LatticeSolutionMechanism(self)
+
+    # repr and notebook table: the problem, the bracket, how it was reached
+    _display = ("n", "k", "epsilon", "lower", "upper", "relative_width", "status")
+
+    def _display_items(self):
+        return [*self._repr_items(), ("tol", self.tol), ("iterations", self.iterations),
+                ("seconds", self.seconds), ("pf_total_error", self.pf_total_error),
+                ("max_violation", self.max_violation), ("num_variables", self.num_variables),
+                ("num_constraints", self.num_constraints)]
 
 
 def bound_lattice(n: int, k: int, epsilon: float, *, tol: float = DEFAULT_TOL,
@@ -172,20 +206,40 @@ def bracket_ratios(bracket: LatticeBracket, mechanisms=RATIO_MECHANISMS
     return out
 
 
-@dataclass(frozen=True, eq=False)
-class RatioBands:
+@dataclass(frozen=True, eq=False, repr=False)
+class RatioBands(Displayed, Tabular):
     """Certified optimality-ratio brackets of several mechanisms over a grid of epsilon for
     one ``(n, k)``: ``ratios[name]`` has shape ``(len(epsilons), 2)``, row ``i`` the bracket
     ``[lo, hi]`` at ``epsilons[i]``; ``lower``/``upper`` bracket the optimal total error,
     ``status`` says per epsilon whether ``tol`` was reached."""
 
+    #: Number of items.
     n: int
+    #: Depth of the lattice.
     k: int
+    #: The grid of ε.
     epsilons: np.ndarray
+    #: Lower bound on the optimal total error at each ε.
     lower: np.ndarray
+    #: Upper bound on the optimal total error at each ε.
     upper: np.ndarray
+    #: Mechanism name -> array of shape ``(len(epsilons), 2)``: the ratio bracket ``[lo, hi]``
+    #: at each ε.
     ratios: dict[str, np.ndarray]
+    #: ``"converged"`` or ``"time_limit"`` at each ε.
     status: tuple[str, ...]
+
+    _display = ("n", "k", "epsilons", "lower", "upper", "ratios", "status")
+
+    def records(self) -> list[dict]:
+        """One row per epsilon: ``n``, ``k``, ``epsilon``, ``lower``, ``upper``, ``status``
+        and ``<mechanism>_lo``, ``<mechanism>_hi`` (its ratio bracket) per mechanism."""
+        return [joined({"n": self.n, "k": self.k, "epsilon": float(e),
+                        "lower": float(self.lower[i]), "upper": float(self.upper[i]),
+                        "status": self.status[i]},
+                       {f"{name}_{end}": float(pairs[i, j]) for name, pairs in self.ratios.items()
+                        for j, end in enumerate(("lo", "hi"))})
+                for i, e in enumerate(self.epsilons)]
 
 
 def bound_cell(n: int, k: int, epsilon: float, mechanisms: list[str], weighting: str,
@@ -202,10 +256,11 @@ def bound_cell(n: int, k: int, epsilon: float, mechanisms: list[str], weighting:
 def bound_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, tol: float = DEFAULT_TOL,
                 time_limit: float | None = None, weighting: str = "lattice",
                 constraints: str = "regular", workers: int = 1, dask_scheduler=None,
-                cache_dir=None, show_progress: bool | None = None) -> list[RatioBands]:
+                cache_dir=None, show_progress: bool | None = None) -> ResultList:
     """:func:`optmech.lattice.ratios.ratio_sweep` with a certified bracket per point instead
     of the exact optimum (``time_limit`` per point): one :class:`RatioBands` per ``(n, k)``
-    in ``ns x ks``."""
+    in ``ns x ks``, in a :class:`~lp_models.display.ResultList` (``to_frame()``: one row
+    per point)."""
     from optmech.lattice.ratios import sweep_blocks, sweep_cells
     from optmech.sweep import run_sweep
 
@@ -220,10 +275,10 @@ def bound_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, tol: float = DEFAU
     results = run_sweep(bound_cell, cells, workers=workers, dask_scheduler=dask_scheduler,
                         cache_dir=cache_dir, desc="lattice ratio brackets",
                         show_progress=show_progress)
-    return [RatioBands(n=cell["n"], k=cell["k"], epsilons=eps.copy(),
+    return ResultList(RatioBands(n=cell["n"], k=cell["k"], epsilons=eps.copy(),
                        lower=np.array([r["lower"] for r in block]),
                        upper=np.array([r["upper"] for r in block]),
                        ratios={m: np.array([r["ratios"][m] for r in block])
                                for m in cell["mechanisms"]},
                        status=tuple(r["status"] for r in block))
-            for cell, block in sweep_blocks(cells, results, eps.size)]
+            for cell, block in sweep_blocks(cells, results, eps.size))

@@ -71,6 +71,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lp_models.display import Displayed
 from lp_models.lattice import (
     LATTICES,
     class_weights,
@@ -134,8 +135,8 @@ _AUTO_IPM_BELOW = 0.25
 _AUTO_IPM_MIN_VARIABLES = 5000
 
 
-@dataclass(frozen=True, eq=False)
-class LatticeOptimum:
+@dataclass(frozen=True, eq=False, repr=False)
+class LatticeOptimum(Displayed):
     """A certified optimum of the lattice LP.
 
     ``probabilities[v]`` is the optimum's probability of one item at level ``var_level[v]``
@@ -172,29 +173,61 @@ class LatticeOptimum:
     The object is the one :func:`solve_lattice` built (no copy).
     """
 
+    #: Number of items (candidates).
     n: int
+    #: Depth of the lattice: scores 0, -2, ..., -2k (units of Δ; 0, -1, ..., -k on the
+    #: Δ-lattice).
     k: int
+    #: The privacy parameter ε.
     epsilon: float
+    #: ``"lattice"`` (each score vector of Q once) or ``"cube"`` (every vector of the cube,
+    #: mapped to Q).
     weighting: str
+    #: ``"regular"`` (Appendix D plus the monotonicity rows) or ``"paper"`` (Appendix D as
+    #: printed).
     constraint_set: str
+    #: The optimum: the probability of one item at level ``classes.var_level[v]`` in class
+    #: ``classes.var_class[v]``, per variable ``v``.
     probabilities: np.ndarray = field(repr=False)
+    #: Sum over Q (by ``weighting``) of the optimum's expected errors, units of Δ, whatever the
+    #: objective.
     total_error: float
+    #: Certified lower bound on ``objective_value`` (recomputed from row multipliers).
     lower_bound: float
+    #: Relative difference of ``objective_value`` and ``lower_bound`` (at most
+    #: :data:`GAP_TOLERANCE`).
     gap: float
+    #: How the optimum was found: ``"pf-chain-dual"`` (no solve), ``"highs-simplex"``,
+    #: ``"highs-ipm"``, ...
     method: str
+    #: Whether permute-and-flip is itself optimal (its objective equals the optimum's).
     pf_optimal: bool
+    #: Columns of the LP (with the epigraph column of ``"max"``).
     num_variables: int
+    #: Rows of the full LP (every monotonicity row of ``"regular"``, generated or not).
     num_constraints: int
+    #: Wall seconds of building, solving and certifying.
     solve_seconds: float
+    #: ``"Optimal"`` for a certified optimum (the HiGHS model status after a solve).
     status: str
+    #: Largest violation of any row of the LP by ``probabilities`` (floating-point rounding).
     max_violation: float
+    #: Monotonicity rows in the last LP HiGHS solved (0 when no LP was solved).
     rows_generated: int
+    #: The paper's own dual-recurrence bound on ``total_error`` (Appendix D) where it is
+    #: feasible, else None.
     relaxed_dual_bound: float | None
+    #: The classes of score vectors (count vectors) the variables belong to.
     classes: LatticeClasses = field(repr=False)
+    #: What was minimised: ``"sum"`` (the paper's total error), ``"max"`` or ``"weighted"``.
     objective: str = "sum"
+    #: ``"2delta"`` (the paper's lattice) or ``"delta"`` (one step of Δ).
     lattice: str = "2delta"
+    #: The optimum's value of ``objective`` (units of Δ); ``total_error`` for ``"sum"``.
     objective_value: float | None = None
+    #: Class weights of the sum or weighted objective (None for ``"max"``).
     objective_weights: np.ndarray | None = field(default=None, repr=False)
+    #: The LP the optimum is certified against (see above); ``solve(lp)`` re-solves it.
     lp: LinearProgram | None = field(default=None, repr=False)
 
     def __post_init__(self):
@@ -220,6 +253,19 @@ class LatticeOptimum:
     def mechanism(self) -> LatticeSolutionMechanism:
         """The optimum as a mechanism with a ``pmf`` on the lattice (for privacy checks)."""
         return LatticeSolutionMechanism(self)
+
+    # repr and notebook table: the problem, the value, its certificate
+    _display = ("n", "k", "epsilon", "objective", "lattice", "objective_value", "lower_bound",
+                "gap", "status", "method")
+
+    def _display_items(self):
+        return [*self._repr_items(), ("total_error", self.total_error),
+                ("weighting", self.weighting), ("constraint_set", self.constraint_set),
+                ("pf_optimal", self.pf_optimal), ("num_variables", self.num_variables),
+                ("num_constraints", self.num_constraints),
+                ("max_violation", self.max_violation),
+                ("relaxed_dual_bound", self.relaxed_dual_bound),
+                ("solve_seconds", self.solve_seconds)]
 
 
 class LatticeSolutionMechanism:

@@ -15,6 +15,7 @@ from typing import Callable
 
 import numpy as np
 
+from lp_models.display import Displayed, ResultList, Tabular, joined
 from lp_models.lattice import CONSTRAINTS, WEIGHTINGS, class_weights
 from lp_models.lattice_classes import LatticeClasses
 from lp_models.lattice_recurrences import pf_lattice_probabilities
@@ -152,15 +153,30 @@ def optimality_ratios(optimum: LatticeOptimum, mechanisms=RATIO_MECHANISMS
     return ratios
 
 
-@dataclass(frozen=True, eq=False)
-class RatioCurve:
+@dataclass(frozen=True, eq=False, repr=False)
+class RatioCurve(Displayed, Tabular):
     """Optimality ratios of several mechanisms over a grid of epsilon for one ``(n, k)``."""
 
+    #: Number of items.
     n: int
+    #: Depth of the lattice.
     k: int
+    #: The grid of ε.
     epsilons: np.ndarray
+    #: The certified optimum's total error at each ε (units of Δ).
     total_errors: np.ndarray
+    #: Mechanism name -> its optimality ratio at each ε.
     ratios: dict[str, np.ndarray]
+
+    _display = ("n", "k", "epsilons", "total_errors", "ratios")
+
+    def records(self) -> list[dict]:
+        """One row per epsilon: ``n``, ``k``, ``epsilon``, ``total_error`` (the optimum's)
+        and one column per mechanism (its optimality ratio)."""
+        return [joined({"n": self.n, "k": self.k, "epsilon": float(e),
+                        "total_error": float(self.total_errors[i])},
+                       {name: float(values[i]) for name, values in self.ratios.items()})
+                for i, e in enumerate(self.epsilons)]
 
 
 def ratio_cell(n: int, k: int, epsilon: float, mechanisms: list[str], weighting: str,
@@ -229,7 +245,7 @@ def _split_mechanisms(mechanisms) -> tuple[dict[str, str], dict[str, Callable]]:
 def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "lattice",
                 constraints: str = "regular", method: str = "auto",
                 time_limit: float | None = None, workers: int = 1, dask_scheduler=None,
-                cache_dir=None, show_progress: bool | None = None) -> list[RatioCurve]:
+                cache_dir=None, show_progress: bool | None = None) -> ResultList:
     """Certified optimum and optimality ratios for every ``(n, k)`` in ``ns x ks`` and every
     epsilon (the curves of Figure 2): one :func:`ratio_cell` per point through
     :func:`optmech.sweep.run_sweep` (``workers``, ``dask_scheduler``, ``cache_dir``), with
@@ -241,7 +257,8 @@ def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "
     function's ``__name__``) or a dict ``{label: name or function}``.  Built-in ratios are
     computed inside the cells (cached, sent to workers); your mechanisms in this process,
     against the optima the cells certified.  Each curve's ``ratios`` has the built-in
-    mechanisms first, then yours.
+    mechanisms first, then yours.  The curves come in a
+    :class:`~lp_models.display.ResultList`: ``to_frame()`` gives one row per point.
     """
     from optmech.sweep import run_sweep
 
@@ -258,8 +275,8 @@ def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "
             value = total_error(mechanism, cell["n"], cell["k"], weighting)
             result["ratios"][label] = check_finite_result(value / result["total_error"],
                                                           "the optimality ratio")
-    return [RatioCurve(n=cell["n"], k=cell["k"], epsilons=eps.copy(),
-                       total_errors=np.array([r["total_error"] for r in block]),
-                       ratios={m: np.array([r["ratios"][m] for r in block])
-                               for m in [*names, *factories]})
-            for cell, block in sweep_blocks(cells, results, eps.size)]
+    return ResultList(RatioCurve(n=cell["n"], k=cell["k"], epsilons=eps.copy(),
+                                 total_errors=np.array([r["total_error"] for r in block]),
+                                 ratios={m: np.array([r["ratios"][m] for r in block])
+                                         for m in [*names, *factories]})
+                      for cell, block in sweep_blocks(cells, results, eps.size))

@@ -56,6 +56,7 @@ import numpy as np
 from scipy import optimize
 
 from lp_models.dilp import DilpModel, line_dilp, ring_dilp
+from lp_models.display import Displayed
 from lp_models.program import LinearProgram, solve
 from optmech.multiselect.offsets import check_results, optimal_response, resolve_disutility
 from optmech.multiselect.ring import ring_laplace_response, wrap
@@ -81,8 +82,8 @@ _FEASIBILITY = 1e-7
 _MAX_RING_DECAY = 20.0
 
 
-@dataclass(frozen=True)
-class DilpResult:
+@dataclass(frozen=True, repr=False)
+class DilpResult(Displayed):
     """A solved discretised DILP (module docstring).
 
     ``offsets`` (centred on the results' span) and the optimal noise are read off the chain
@@ -122,6 +123,16 @@ class DilpResult:
     method: str
     solve_seconds: float
     model: DilpModel | None = field(default=None, repr=False)
+
+    # repr and notebook table: the problem, the certified value, the Laplace comparison
+    _display = ("geometry", "k", "epsilon", "disutility", "grid", "primal", "dual", "gap",
+                "laplace_cost", "offsets")
+
+    def _display_items(self):
+        return [*self._repr_items(), ("laplace_cost_discrete", self.laplace_cost_discrete),
+                ("spacing", self.spacing), ("num_chains", self.num_chains),
+                ("num_cols", self.num_cols), ("num_rows", self.num_rows),
+                ("method", self.method), ("solve_seconds", self.solve_seconds)]
 
     @property
     def lp(self) -> LinearProgram:

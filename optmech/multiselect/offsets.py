@@ -86,6 +86,7 @@ from typing import Callable
 
 import numpy as np
 
+from lp_models.display import Displayed
 from optmech.resources import require_memory
 from optmech.validation import InvalidArgumentError, check_integer, check_positive
 
@@ -230,8 +231,8 @@ def resolve_disutility(h=None, epsilon: float = 1.0) -> Disutility:
     return custom
 
 
-@dataclass(frozen=True)
-class ServerResponse:
+@dataclass(frozen=True, repr=False)
+class ServerResponse(Displayed):
     """The optimal server offsets for Laplace noise of scale ``1/epsilon``.
 
     ``offsets`` sorted ascending (symmetric about 0); ``cost`` is ``f_h(epsilon, k)``,
@@ -245,6 +246,8 @@ class ServerResponse:
     cost: float
     disutility: str
     method: str
+
+    _display = ("k", "epsilon", "disutility", "cost", "offsets", "method")
 
 
 # Bytes per result of the arrays built for k results (offsets, costs, Voronoi boundaries).

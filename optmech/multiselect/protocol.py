@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lp_models.display import Displayed
 from optmech.multiselect.noise import SymmetricNoise, expected_cost, quantile_offsets
 from optmech.multiselect.offsets import (
     Disutility,
@@ -41,8 +42,8 @@ from optmech.validation import (
 __all__ = ["MonteCarloEstimate", "MultiSelection", "ProtocolDraws"]
 
 
-@dataclass(frozen=True)
-class ProtocolDraws:
+@dataclass(frozen=True, repr=False)
+class ProtocolDraws(Displayed):
     """Independent runs of the protocol: ``user`` values, ``signal`` sent, ``results``
     (shape ``(..., k)``), index ``chosen`` of the kept result, and the ``disutility`` paid."""
 
@@ -52,18 +53,22 @@ class ProtocolDraws:
     chosen: np.ndarray
     disutility: np.ndarray
 
+    _display = ("user", "signal", "chosen", "disutility")
 
-@dataclass(frozen=True)
-class MonteCarloEstimate:
+
+@dataclass(frozen=True, repr=False)
+class MonteCarloEstimate(Displayed):
     """Sample mean of the disutility and its standard error (sample std / sqrt(size))."""
 
     mean: float
     standard_error: float
     size: int
 
+    _display = ("mean", "standard_error", "size")
 
-@dataclass(frozen=True)
-class MultiSelection:
+
+@dataclass(frozen=True, repr=False)
+class MultiSelection(Displayed):
     """One multi-selection configuration.
 
     ``offsets=None`` picks the optimal offsets for Laplace noise
@@ -100,6 +105,12 @@ class MultiSelection:
             if offsets.size != self.k:
                 raise InvalidArgumentError("offsets", self.offsets, f"{self.k} numbers (k)")
         set_(self, "offsets", offsets)
+
+    _display = ("k", "epsilon", "h", "noise", "offsets")
+
+    def _display_items(self):
+        return [*self._repr_items(), ("disutility", self._disutility.name),
+                ("cost", self.cost), ("privacy", self.privacy)]
 
     @property
     def cost(self) -> float:

@@ -13,16 +13,19 @@ resolved without running the reproduction.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
-__all__ = ["Result", "claim_result", "compare", "new_result"]
+from lp_models.display import ResultList, Tabular
+
+__all__ = ["Result", "ResultList", "claim_result", "compare", "new_result"]
 
 STATUSES = ("match", "differs", "new")
 
 
 @dataclass(frozen=True)
-class Result:
+class Result(Tabular):
     """One reproduced quantity.
 
     ``paper`` is the paper's printed value (None for results that are this toolkit's own);
@@ -30,7 +33,8 @@ class Result:
     ``match``, ``differs`` or ``new``; ``explanation`` says why a ``differs`` differs (empty:
     unexplained, which fails the run); ``figure`` the file name of a PNG in the output
     folder, if any; ``key`` the row's stable id within its area ("" for rows no claim
-    cites).
+    cites).  :meth:`records` is its one row (with ``ok``); ``ResultList(rows).to_frame()``
+    makes one table of a list of them.
     """
 
     area: str
@@ -52,6 +56,9 @@ class Result:
     def ok(self) -> bool:
         """False only for a result that should match and does not (unexplained)."""
         return self.status != "differs" or bool(self.explanation)
+
+    def records(self) -> list[dict]:
+        return [{**dataclasses.asdict(self), "ok": self.ok}]
 
 
 def compare(area: str, name: str, source: str, paper: float, ours: float, tolerance: float,

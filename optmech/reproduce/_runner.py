@@ -42,7 +42,7 @@ def run_areas(names: list[str], quick: bool, out: Path) -> list[AreaRun]:
     """Run each area's ``run(quick, out)`` in turn."""
     out.mkdir(parents=True, exist_ok=True)
     runs = []
-    bar = progress(names, desc="reproduce")
+    bar = progress(names, desc="area")
     for name in bar:
         bar.set_postfix_str(name)
         module = importlib.import_module(f"optmech.reproduce.{name}")

@@ -119,7 +119,8 @@ def _ring_rows(quick: bool, out: Path) -> list[Result]:
                 f"{', '.join(f'{a:.4f}' for a in low.laplace_offsets)}: "
                 f"{low.laplace_cost:.5f} (the grid's discrete Laplace gives "
                 f"{low.laplace_cost_discrete:.5f}, Laplace wrapped around the ring 0.7634); "
-                f"the paper does not say how 0.75 was computed", figure, key="ring-3/8-laplace"),
+                f"no computation of the cost the text defines gives 0.75 (docs/errata.md)",
+                figure, key="ring-3/8-laplace"),
         compare(AREA, f"ring k=2, eps=1: optimal - Laplace on grid {grid} (paper: Laplace "
                       f"optimal)", source("Appendix A.2, Figure 4"), 0.0,
                 high.primal - high.laplace_cost_discrete, 1e-4,

@@ -142,6 +142,16 @@ def _rnm_top(n: int, c: float) -> float:
                for a, b in zip(pieces[:-1], pieces[1:]))
 
 
+def _crossing(n: int, left: float, right: float) -> float:
+    """The c in ``(right, left)`` where report-noisy-max's expected error on ``(c, ..., c, 0)``
+    equals EM's (eps = Delta = 1), by Brent's method on the difference of the top items'
+    probabilities (the errors are ``-c (1 - top)`` for both)."""
+    def gap(c: float) -> float:
+        rnm_top = noisy_max_pmf(np.r_[np.full(n - 1, c), 0.0], 2.0, "laplace")[-1]
+        return float(rnm_top - 1.0 / (1.0 + (n - 1) * math.exp(c / 2)))
+    return float(optimize.brentq(gap, right, left, xtol=1e-12))
+
+
 def _appendix_f(quick: bool, out: Path) -> list[Result]:
     cs = -np.linspace(0.05, 30, 60 if quick else 300)
     p = np.exp(cs / 2)
@@ -154,7 +164,8 @@ def _appendix_f(quick: bool, out: Path) -> list[Result]:
         pf_best &= bool((pf <= np.minimum(em, rnm) + 1e-12).all())
         better = rnm < em
         crossings[n] = (bool(better[0]), bool(better[-1]),
-                        float(cs[np.argmax(~better)]) if better[0] else None)
+                        _crossing(n, cs[np.argmax(~better) - 1], cs[np.argmax(~better)])
+                        if better[0] and not better[-1] else None)
         if n == 3:
             curves = {"EM": em, "PF": pf, "RNM (Laplace)": rnm}
     save_figure(figure_4(cs, curves), out / "pf_figure4.png")
@@ -172,7 +183,7 @@ def _appendix_f(quick: bool, out: Path) -> list[Result]:
         "'similar for different n'", source("Appendix F, Figure 4"),
         "RNM < EM near 0, RNM > EM far below",
         "; ".join(f"n = {n}: RNM < EM near 0 {near}, RNM < EM at c = -30 {far}"
-                  + (f", RNM worse from c = {cross:.2f}" if cross is not None else "")
+                  + (f", curves cross at c = {cross:.3f}" if cross is not None else "")
                   for n, (near, far, cross) in crossings.items()),
         len(mixed) == len(crossings),
         "holds for n = 3, 5, 10 but not n = 2: with two candidates report-noisy-max with "

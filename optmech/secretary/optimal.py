@@ -62,6 +62,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lp_models.display import Displayed
 from lp_models.program import LinearProgram, SolverError, solve
 from lp_models.stopping import (
     PAYOFFS,
@@ -108,8 +109,8 @@ class ConvergenceError(RuntimeError):
         self.lower, self.upper, self.iterations = lower, upper, iterations
 
 
-@dataclass(frozen=True)
-class PrivateStoppingRule:
+@dataclass(frozen=True, repr=False)
+class PrivateStoppingRule(Displayed):
     """An optimal (ε, δ)-DP stopping rule under d_l and its certificate.
 
     ``rule``: stopping probabilities per (time, relative rank); ``rank_distribution``: its
@@ -148,6 +149,15 @@ class PrivateStoppingRule:
     iterations: int
     seconds: float
     lp: LinearProgram | None = field(default=None, repr=False)
+
+    # repr and notebook table: the requirement, the value and its certificate
+    _display = ("n", "epsilon", "delta", "l", "payoff", "m", "expected_payoff", "upper_bound",
+                "gap", "method")
+
+    def _display_items(self):
+        return [*self._repr_items(), ("realised_delta", self.realised_delta),
+                ("repair_weight", self.repair_weight), ("iterations", self.iterations),
+                ("seconds", self.seconds)]
 
     @property
     def gap(self) -> float:
@@ -328,8 +338,8 @@ def optimal_private_rule(n: int, epsilon: float, delta: float, l: int = 1,
         method=method, iterations=iterations, seconds=time.perf_counter() - started, lp=lp)
 
 
-@dataclass(frozen=True)
-class PmixComparison:
+@dataclass(frozen=True, repr=False)
+class PmixComparison(Displayed):
     """The optimal (ε, δ)-DP rule against the best p-mix at the same (ε, δ, l).
 
     ``pmix_p``: the largest p for which the p-mix of the classical optimal rule for this
@@ -344,6 +354,13 @@ class PmixComparison:
     pmix_p: float
     pmix_success: float
     pmix_rank_distribution: np.ndarray
+
+    _display = ("optimal_success", "pmix_p", "pmix_success", "ratio")
+
+    def _display_items(self):
+        o = self.optimal
+        return [("n", o.n), ("epsilon", o.epsilon), ("delta", o.delta), ("l", o.l),
+                ("payoff", o.payoff), *self._repr_items(), ("upper_bound", o.upper_bound)]
 
     @property
     def optimal_success(self) -> float:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lp_models.display import Displayed
 from lp_models.stopping import privacy_pairs
 from optmech.resources import require_memory
 from optmech.secretary.classical import a_coefficients, rank_distribution
@@ -156,8 +157,8 @@ def largest_mix_weight(first, second, epsilon: float, delta: float, l: int) -> f
                            check_probability(delta, "delta"), l)[0]
 
 
-@dataclass(frozen=True)
-class PmixBound:
+@dataclass(frozen=True, repr=False)
+class PmixBound(Displayed):
     """One privacy quantity of the p-mix of M* with the blind choice.
 
     ``exact``: over all pairs ``|i - j| <= l`` at this n (Theorem 3.2; tight for every n);
@@ -174,6 +175,8 @@ class PmixBound:
     asymptotic: float
     pair: tuple[int, int] | None
     theorem_4_1: float | None = None
+
+    _display = ("exact", "closed_form", "asymptotic", "pair", "theorem_4_1")
 
 
 def _a(l: int) -> float:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln
 
+from lp_models.display import Displayed
 from lp_models.stopping import payoff_values, propagate_ranks, triangle_index
 from optmech.secretary.classical import threshold
 from optmech.validation import InvalidArgumentError, check_integer, check_probability
@@ -36,8 +37,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, eq=False)
-class StoppingRule:
+@dataclass(frozen=True, eq=False, repr=False)
+class StoppingRule(Displayed):
     """A rank-based stopping rule given by its stopping probabilities per (time, relative
     rank): ``stop[i-1, r-1]`` for 1 <= r <= i <= n (n x n, zero above the diagonal, last
     row all ones).  Dense storage: intended for n up to a few thousand."""
@@ -55,6 +56,11 @@ class StoppingRule:
             raise InvalidArgumentError("stop", stop, allowed)
         stop.setflags(write=False)
         object.__setattr__(self, "stop", stop)
+
+    _display = ("n",)
+
+    def _display_items(self):
+        return [("n", self.n), ("P(best selected)", float(self.rank_distribution()[0]))]
 
     @property
     def n(self) -> int:

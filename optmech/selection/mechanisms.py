@@ -9,7 +9,26 @@ vectors (utilities: higher is better; error = max score - score of the selection
 * ``expected_error(scores)``: ``sum_r pmf_r * (q* - q_r)``;
 * ``sample(scores, size=None, rng=None)``: draws, vectorised with numpy; ``size=None``
   returns one ``int``; ``rng`` is None, an integer seed or a ``numpy.random.Generator``;
+  ``rvs(scores, size=None, random_state=None)`` is the same under ``scipy.stats``'s names
+  (a legacy ``numpy.random.RandomState`` is refused, see
+  :mod:`optmech.selection.parametrised`);
 * ``privacy``: the :class:`PrivacyGuarantee` the mechanism has, stated next to its code.
+
+**Batches.**  ``pmf``, ``logpmf`` and ``expected_error`` also take a 2-D array of score
+vectors, one per row (shape ``(m, n)``), and return one row of probabilities (an array of
+``m`` errors) per vector.  Permute-and-flip, the exponential mechanism, report-noisy-max
+with exponential or Gumbel noise, randomised response and the uniform choice compute the
+whole batch with array operations (no Python loop per row; PF's quadrature kernel is
+:func:`~optmech.selection.pf_probabilities.pf_rows`, for rows of up to
+:data:`~optmech.selection.pf_probabilities.BATCH_MAX` candidates); report-noisy-max with
+Laplace noise and :class:`PmfMechanism` evaluate row by row.  A row of a batch equals the
+1-D call on that vector (the 1-D call runs the same kernel on one row);
+``benchmarks/batch_pmf.py`` measures the batch against ``scipy.special.softmax``.
+
+**Values.**  A mechanism's repr is the constructor call that rebuilds it
+(``PermuteAndFlip(epsilon=1.3, sensitivity=1.0, monotonic=False)``), and two mechanisms of
+the same class with equal arguments are equal and hash alike
+(:class:`~optmech.selection.parametrised.Parametrised`).
 
 ``monotonic=True`` declares that neighbouring datasets move all scores in the same
 direction (e.g. counts); it halves the noise for the same guarantee.
@@ -26,7 +45,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from optmech.resources import require_memory
-from optmech.selection.pf_probabilities import pf_log_probabilities, pf_probabilities
+from optmech.selection.parametrised import Parametrised, check_random_state, given
+from optmech.selection.pf_probabilities import pf_probability_rows
 from optmech.selection.samplers import (
     sample_exponential_mechanism,
     sample_from_pmf,
@@ -35,7 +55,13 @@ from optmech.selection.samplers import (
     sample_shape,
     shaped,
 )
-from optmech.selection.scores import expected_gap, gaps, log_weights
+from optmech.selection.scores import (
+    check_score_rows,
+    expected_gap_rows,
+    gaps,
+    log_weight_rows,
+    log_weights,
+)
 from optmech.validation import (
     InvalidArgumentError,
     NonFiniteResultError,
@@ -56,6 +82,7 @@ __all__ = [
     "SelectionMechanism",
     "UniformSelection",
     "as_mechanism",
+    "canonical_name",
     "make_mechanism",
 ]
 
@@ -73,8 +100,10 @@ class PrivacyGuarantee:
         return f"{kind}: {self.statement}" if self.statement else kind
 
 
-class SelectionMechanism(ABC):
-    """Common interface; subclasses implement :meth:`pmf` and :meth:`_draw`."""
+class SelectionMechanism(Parametrised, ABC):
+    """Common interface; subclasses implement :meth:`_pmf` (one validated score vector) or
+    :meth:`_pmf_rows` (a 2-D array of them, vectorised), :meth:`_draw` and
+    :meth:`_parameters` (the constructor arguments, for repr, ``==`` and ``hash``)."""
 
     name: str = ""
 
@@ -83,23 +112,45 @@ class SelectionMechanism(ABC):
     def privacy(self) -> PrivacyGuarantee:
         """The differential-privacy guarantee of this mechanism."""
 
-    @abstractmethod
-    def pmf(self, scores) -> np.ndarray:
-        """Exact probability of selecting each candidate."""
+    def _pmf(self, q: np.ndarray) -> np.ndarray:
+        """Probabilities for one validated score vector (by default the kernel of
+        :meth:`_pmf_rows` on one row)."""
+        return self._pmf_rows(q[None, :])[0]
+
+    def _pmf_rows(self, rows: np.ndarray) -> np.ndarray:
+        """Probabilities for each row of validated score vectors (by default :meth:`_pmf`
+        row by row)."""
+        return np.array([self._pmf(q) for q in rows])
+
+    def _logpmf_rows(self, rows: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(self._pmf_rows(rows))
 
     @abstractmethod
     def _draw(self, scores: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
         """``count`` i.i.d. selections for validated ``scores``."""
 
-    def logpmf(self, scores) -> np.ndarray:
-        """``log pmf(scores)`` (``-inf`` where the probability is 0 in double precision)."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.pmf(scores))
+    def pmf(self, scores) -> np.ndarray:
+        """Exact probability of selecting each candidate: a vector for one score vector, an
+        array of shape ``(m, n)`` for ``m`` score vectors given as the rows of a 2-D
+        array."""
+        rows, batch = check_score_rows(scores)
+        out = self._pmf_rows(rows)
+        return out if batch else out[0]
 
-    def expected_error(self, scores) -> float:
-        """``E[q* - q_M(q)] = sum_r pmf_r (q* - q_r)`` (refused if it overflows a double)."""
-        q = check_scores(scores)
-        return expected_gap(self.pmf(q), q)
+    def logpmf(self, scores) -> np.ndarray:
+        """``log pmf(scores)`` (``-inf`` where the probability is 0 in double precision);
+        one row per score vector for a 2-D ``scores``."""
+        rows, batch = check_score_rows(scores)
+        out = self._logpmf_rows(rows)
+        return out if batch else out[0]
+
+    def expected_error(self, scores):
+        """``E[q* - q_M(q)] = sum_r pmf_r (q* - q_r)`` (refused if it overflows a double): a
+        float for one score vector, an array of ``m`` errors for a 2-D ``scores``."""
+        rows, batch = check_score_rows(scores)
+        errors = expected_gap_rows(self._pmf_rows(rows), rows)
+        return errors if batch else float(errors[0])
 
     def log_expected_error(self, scores) -> float:
         """``log E[q* - q_M(q)]`` from :meth:`logpmf`, finite where the error itself
@@ -141,14 +192,19 @@ class SelectionMechanism(ABC):
         shape, count = _sample_count(size)
         return shaped(self._draw(q, count, check_rng(rng)), shape)
 
+    def rvs(self, scores, size=None, random_state=None):
+        """:meth:`sample` under ``scipy.stats``'s names: ``size`` draws (an ``int`` if
+        ``size`` is None), ``random_state`` None, an integer seed >= 0 or a
+        ``numpy.random.Generator`` (a legacy ``RandomState`` is refused; see
+        :func:`~optmech.selection.parametrised.check_random_state`)."""
+        return self.sample(scores, size, check_random_state(random_state))
+
     def _draw_exact(self, scores, count: int, rng) -> np.ndarray:
         """``count`` selections by an exact-arithmetic sampler; none by default."""
         raise InvalidArgumentError(
             "exact", True, f"False for {type(self).__name__} (exact samplers exist for "
                            "PermuteAndFlip and ExponentialMechanism)")
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.privacy})"
 
 
 def _sample_count(size):
@@ -173,7 +229,11 @@ class _ScaledMechanism(SelectionMechanism):
                                        f"such that epsilon / sensitivity is a positive finite "
                                        f"double (epsilon = {self.epsilon!r})")
         # The values as given (an int or Fraction stays exact for sample(exact=True)).
-        self._exact_parameters = (epsilon, sensitivity)
+        self._exact_parameters = (given(epsilon), given(sensitivity))
+
+    def _parameters(self) -> dict:
+        epsilon, sensitivity = self._exact_parameters
+        return {"epsilon": epsilon, "sensitivity": sensitivity, "monotonic": self.monotonic}
 
     @property
     def exponent(self) -> float:
@@ -201,13 +261,13 @@ class ExponentialMechanism(_ScaledMechanism):
     def privacy(self) -> PrivacyGuarantee:
         return PrivacyGuarantee(self.epsilon, 0.0, self._statement("McSherry-Talwar 2007"))
 
-    def pmf(self, scores) -> np.ndarray:
-        weights = np.exp(log_weights(check_scores(scores), self.exponent))
-        return weights / weights.sum()
+    def _pmf_rows(self, rows):
+        weights = np.exp(log_weight_rows(rows, self.exponent))
+        return weights / weights.sum(axis=1, keepdims=True)
 
-    def logpmf(self, scores) -> np.ndarray:
-        z = log_weights(check_scores(scores), self.exponent)
-        return z - np.log(np.exp(z).sum())       # the sum is in [1, n]: no overflow
+    def _logpmf_rows(self, rows):
+        z = log_weight_rows(rows, self.exponent)
+        return z - np.log(np.exp(z).sum(axis=1, keepdims=True))   # sums in [1, n]
 
     def _draw(self, scores, count, rng):
         return sample_exponential_mechanism(log_weights(scores, self.exponent), count, rng)
@@ -242,11 +302,11 @@ class PermuteAndFlip(_ScaledMechanism):
         return PrivacyGuarantee(self.epsilon, 0.0,
                                 self._statement("McKenna-Sheldon 2020, Theorem 1"))
 
-    def pmf(self, scores) -> np.ndarray:
-        return pf_probabilities(check_scores(scores), self.exponent)
+    def _pmf_rows(self, rows):
+        return pf_probability_rows(log_weight_rows(rows, self.exponent))
 
-    def logpmf(self, scores) -> np.ndarray:
-        return pf_log_probabilities(check_scores(scores), self.exponent)
+    def _logpmf_rows(self, rows):
+        return pf_probability_rows(log_weight_rows(rows, self.exponent), log=True)
 
     def _draw(self, scores, count, rng):
         return sample_permute_and_flip(log_weights(scores, self.exponent), count, rng)
@@ -289,7 +349,7 @@ class ReportNoisyMax(_ScaledMechanism):
                  noise: str = "laplace"):
         super().__init__(epsilon, sensitivity, monotonic)
         self.noise = check_choice(noise, "noise", self.NOISES)
-        self.name = f"rnm-{self.noise}"
+        self.name = f"rnm_{self.noise}"
         if self.noise == "laplace":   # its pmf needs the scale (the others, the exponent)
             self.scale  # noqa: B018 - a scale that is not a finite double > 0 is refused now
 
@@ -312,15 +372,29 @@ class ReportNoisyMax(_ScaledMechanism):
                   "gumbel": "equals the exponential mechanism"}[self.noise]
         return PrivacyGuarantee(self.epsilon, 0.0, self._statement(source))
 
-    def pmf(self, scores) -> np.ndarray:
-        q = check_scores(scores)
-        if self.noise == "exponential":
-            return pf_probabilities(q, self.exponent)
-        if self.noise == "gumbel":
-            return ExponentialMechanism(self.epsilon, self.sensitivity, self.monotonic).pmf(q)
+    def _parameters(self) -> dict:
+        return {**super()._parameters(), "noise": self.noise}
+
+    def _twin(self) -> SelectionMechanism | None:
+        """The mechanism with the same distribution and a closed form (exponential noise:
+        PF, Gumbel noise: EM), or None (Laplace)."""
+        twin = {"exponential": PermuteAndFlip, "gumbel": ExponentialMechanism}.get(self.noise)
+        return None if twin is None else twin(self.epsilon, self.sensitivity, self.monotonic)
+
+    def _pmf(self, q):
+        if self.noise != "laplace":
+            return self._twin()._pmf(q)
         from optmech.selection.laplace_noisy_max import laplace_noisy_max_pmf
 
         return laplace_noisy_max_pmf(q, self.scale)
+
+    def _pmf_rows(self, rows):
+        twin = self._twin()
+        return super()._pmf_rows(rows) if twin is None else twin._pmf_rows(rows)
+
+    def _logpmf_rows(self, rows):
+        twin = self._twin()
+        return super()._logpmf_rows(rows) if twin is None else twin._logpmf_rows(rows)
 
     def _draw(self, scores, count, rng):
         # argmax_r (q_r + b Y_r) = argmax_r (z_r + Y_r) with z = (q - q*) / b, Y standard.
@@ -345,15 +419,18 @@ class RandomizedResponse(SelectionMechanism):
 
     def __init__(self, epsilon: float):
         self.epsilon = check_positive(epsilon, "epsilon")
+        self._given_epsilon = given(epsilon)
+
+    def _parameters(self) -> dict:
+        return {"epsilon": self._given_epsilon}
 
     @property
     def privacy(self) -> PrivacyGuarantee:
         return PrivacyGuarantee(self.epsilon, 0.0, "any scores (Warner 1965, k-ary form)")
 
-    def pmf(self, scores) -> np.ndarray:
-        q = check_scores(scores)
-        best = q == q.max()
-        m, k = int(best.sum()), q.size
+    def _pmf_rows(self, rows):
+        best = rows == rows.max(axis=1, keepdims=True)
+        m, k = best.sum(axis=1, keepdims=True), rows.shape[1]
         # 1 / (e^eps + k - 1) = e^-eps / (1 + (k - 1) e^-eps): no overflow for large epsilon.
         other = math.exp(-self.epsilon) / (1.0 + (k - 1) * math.exp(-self.epsilon))
         top = (1.0 - (k - m) * other) / m
@@ -372,15 +449,18 @@ class UniformSelection(SelectionMechanism):
     def privacy(self) -> PrivacyGuarantee:
         return PrivacyGuarantee(0.0, 0.0, "output independent of the data")
 
-    def pmf(self, scores) -> np.ndarray:
-        q = check_scores(scores)
-        return np.full(q.size, 1.0 / q.size)
+    def _parameters(self) -> dict:
+        return {}
+
+    def _pmf_rows(self, rows):
+        return np.full(rows.shape, 1.0 / rows.shape[1])
 
     def _draw(self, scores, count, rng):
         return rng.integers(scores.size, size=count)
 
 
-MECHANISMS = ("pf", "em", "rnm-laplace", "rnm-gumbel", "rnm-exponential", "rr", "uniform")
+# One spelling for every name and key (``rnm-laplace`` is read as ``rnm_laplace``).
+MECHANISMS = ("pf", "em", "rnm_laplace", "rnm_gumbel", "rnm_exponential", "rr", "uniform")
 
 
 class PmfMechanism(SelectionMechanism):
@@ -405,6 +485,8 @@ class PmfMechanism(SelectionMechanism):
             raise InvalidArgumentError("pmf", pmf, "a function of the scores, or an object "
                                                    "with a pmf(scores) method")
         self._function = function
+        self._given = {"pmf": pmf, "epsilon": given(epsilon), "sensitivity": given(sensitivity),
+                       "monotonic": monotonic, "name": name}
         self.epsilon = None if epsilon is None else check_positive(epsilon, "epsilon")
         self.sensitivity = check_positive(sensitivity, "sensitivity")
         if not isinstance(monotonic, (bool, np.bool_)):
@@ -420,8 +502,10 @@ class PmfMechanism(SelectionMechanism):
         return PrivacyGuarantee(self.epsilon, 0.0, f"declared for {kind} of sensitivity "
                                                    f"{self.sensitivity:g}, not checked")
 
-    def pmf(self, scores) -> np.ndarray:
-        q = check_scores(scores)
+    def _parameters(self) -> dict:
+        return dict(self._given)
+
+    def _pmf(self, q):
         try:
             p = np.asarray(self._function(q), dtype=float)
         except (TypeError, ValueError) as error:
@@ -437,28 +521,26 @@ class PmfMechanism(SelectionMechanism):
     def _draw(self, scores, count, rng):
         return sample_from_pmf(self.pmf(scores), count, rng)
 
-    def __repr__(self) -> str:
-        return f"PmfMechanism({self.name!r}, {self.privacy})"
 
-
-def _canonical_name(name: str) -> str:
-    """``"rnm_laplace"`` and ``"rnm-laplace"`` are the same mechanism."""
-    return name.replace("_", "-") if isinstance(name, str) else name
+def canonical_name(name: str) -> str:
+    """A mechanism name in the one spelling of names and keys: ``"rnm-laplace"`` is
+    ``"rnm_laplace"``."""
+    return name.replace("-", "_") if isinstance(name, str) else name
 
 
 def make_mechanism(name: str, epsilon: float, sensitivity: float = 1.0,
                    monotonic: bool = False) -> SelectionMechanism:
-    """Build a mechanism from its short name (see ``MECHANISMS``; ``rnm_laplace`` spelt with
-    an underscore works too); arguments a mechanism does not use (sensitivity for ``rr``,
+    """Build a mechanism from its short name (see ``MECHANISMS``; ``rnm-laplace`` spelt with
+    a hyphen works too); arguments a mechanism does not use (sensitivity for ``rr``,
     everything for ``uniform``) are ignored."""
-    name = check_choice(_canonical_name(name), "mechanism", MECHANISMS)
+    name = check_choice(canonical_name(name), "mechanism", MECHANISMS)
     check_positive(epsilon, "epsilon")
     check_positive(sensitivity, "sensitivity")
     if name == "pf":
         return PermuteAndFlip(epsilon, sensitivity, monotonic)
     if name == "em":
         return ExponentialMechanism(epsilon, sensitivity, monotonic)
-    if name.startswith("rnm-"):
+    if name.startswith("rnm_"):
         return ReportNoisyMax(epsilon, sensitivity, monotonic, noise=name[4:])
     if name == "rr":
         return RandomizedResponse(epsilon)

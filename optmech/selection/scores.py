@@ -15,41 +15,72 @@ from __future__ import annotations
 
 import numpy as np
 
-from optmech.validation import check_finite_result
+from optmech.validation import InvalidArgumentError, as_real_array, check_finite_result
 
-__all__ = ["expected_gap", "gaps", "log_weights"]
+__all__ = ["check_score_rows", "expected_gap", "expected_gap_rows", "gap_rows", "gaps",
+           "log_weight_rows", "log_weights"]
 
 
-def gaps(scores: np.ndarray) -> np.ndarray:
-    """``q* - q_r`` for every candidate (``+inf`` only where it exceeds the double range)."""
+def check_score_rows(scores, argument: str = "scores") -> tuple[np.ndarray, bool]:
+    """``(rows, batch)``: the score vectors as a 2-D float array, one per row (a copy), and
+    whether ``scores`` was 2-D.  A 1-D ``scores`` (a non-empty vector) is one row; a 2-D one
+    is a batch of at least one vector of at least one score.  Entries must be finite
+    numbers (:func:`~optmech.validation.as_real_array` for what counts as one)."""
+    allowed = ("a non-empty 1-D sequence of finite numbers, or a 2-D array of them (one "
+               "score vector per row)")
+    arr = as_real_array(scores, argument, allowed)
+    if arr.ndim not in (1, 2) or arr.size == 0 or not np.isfinite(arr).all():
+        raise InvalidArgumentError(argument, scores, allowed)
+    return (arr, True) if arr.ndim == 2 else (arr[None, :], False)
+
+
+def gap_rows(rows: np.ndarray) -> np.ndarray:
+    """``q* - q_r`` for every candidate of every row (``+inf`` only where it exceeds the
+    double range)."""
     with np.errstate(over="ignore"):
-        return scores.max() - scores
+        return rows.max(axis=1, keepdims=True) - rows
 
 
-def _half_gaps(scores: np.ndarray) -> np.ndarray:
+def _half_gap_rows(rows: np.ndarray) -> np.ndarray:
     """``(q* - q_r) / 2`` computed as ``q*/2 - q_r/2``: always finite."""
-    return scores.max() / 2 - scores / 2
+    return rows.max(axis=1, keepdims=True) / 2 - rows / 2
 
 
-def log_weights(scores: np.ndarray, c: float) -> np.ndarray:
-    """``z_r = -c (q* - q_r) <= 0`` for a finite ``c > 0`` (``-inf`` where the product
+def log_weight_rows(rows: np.ndarray, c: float) -> np.ndarray:
+    """``z_r = -c (q* - q_r) <= 0`` per row for a finite ``c > 0`` (``-inf`` where the product
     overflows: such a candidate's weight ``e^{z_r}`` is 0 in double precision)."""
-    g = gaps(scores)
+    g = gap_rows(rows)
     with np.errstate(over="ignore"):
         z = -c * g
         wide = np.isinf(g)
         if wide.any():
-            z[wide] = -(2.0 * c) * _half_gaps(scores)[wide]
+            z[wide] = -(2.0 * c) * _half_gap_rows(rows)[wide]
     return z
+
+
+def expected_gap_rows(probabilities: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``sum_r p_r (q* - q_r)`` per row: the expected errors of selections with these
+    probabilities (refused if one does not fit in a double)."""
+    live = probabilities > 0
+    g = gap_rows(rows)
+    wide = (np.isinf(g) & live).any(axis=1)
+    with np.errstate(over="ignore"):
+        values = (probabilities * np.where(live, g, 0.0)).sum(axis=1)
+        if wide.any():
+            values[wide] = 2.0 * (probabilities[wide] * _half_gap_rows(rows[wide])).sum(axis=1)
+    return check_finite_result(values, "the expected error")
+
+
+def gaps(scores: np.ndarray) -> np.ndarray:
+    """``q* - q_r`` for every candidate of one score vector (:func:`gap_rows`)."""
+    return gap_rows(scores[None, :])[0]
+
+
+def log_weights(scores: np.ndarray, c: float) -> np.ndarray:
+    """:func:`log_weight_rows` of one score vector."""
+    return log_weight_rows(scores[None, :], c)[0]
 
 
 def expected_gap(probabilities: np.ndarray, scores: np.ndarray) -> float:
     """``sum_r p_r (q* - q_r)``: the expected error of a selection with these probabilities."""
-    live = probabilities > 0
-    g = gaps(scores)[live]
-    if np.isinf(g).any():
-        with np.errstate(over="ignore"):
-            value = 2.0 * float(probabilities[live] @ _half_gaps(scores)[live])
-    else:
-        value = float(probabilities[live] @ g)
-    return check_finite_result(value, "the expected error")
+    return float(expected_gap_rows(probabilities[None, :], scores[None, :])[0])

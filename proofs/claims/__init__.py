@@ -18,6 +18,16 @@ that check it, and the outcome:
   provide (``note`` says why: a dataset that is not public, a set-up left unspecified, a
   statement about all mechanisms that no finite computation decides).
 
+An ``erratum`` accuses the paper, so it must rest on more than one computation.  Its
+``evidence`` lists at least two :class:`Evidence` entries -- independent derivations by
+different methods and different code paths (e.g. exact fractions and an enumeration of all
+cases, a closed form and a simulation, two different algorithms), each naming the row,
+identity or test that carries it out -- and its ``text`` says which text of the paper was
+read (arXiv's HTML rendering or a conversion of the PDF, :attr:`proofs.papers.Paper.text`)
+and how the passage was checked against the other version of the paper, or why a
+conversion cannot be the cause where there is no other version.  A slip that a converter
+could have made (a renumbered figure, a dropped symbol) is not an erratum of the paper.
+
 ``docs/claims.md`` is rendered from this inventory by :func:`proofs.claims.report.render`
 (``optmech proofs regenerate``); tests resolve every reference and check that the committed
 file is current; ``optmech reproduce`` adds a coverage table per paper to its report.
@@ -25,12 +35,14 @@ file is current; ``optmech reproduce`` adds a coverage table per paper to its re
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from dataclasses import dataclass
 
+from lp_models.display import ResultList, Tabular
 from proofs.papers import PAPERS
 
-__all__ = ["KINDS", "MODULES", "OUTCOMES", "Claim", "claims", "coverage"]
+__all__ = ["KINDS", "MODULES", "OUTCOMES", "Claim", "Evidence", "claims", "coverage"]
 
 KINDS = ("theorem", "lemma", "proposition", "corollary", "fact", "remark", "algorithm",
          "closed form", "worked example", "number in text", "figure", "table",
@@ -48,8 +60,20 @@ MODULES = {
 
 
 @dataclass(frozen=True)
-class Claim:
-    """One checkable claim of a paper and its verdict (see the module docstring)."""
+class Evidence:
+    """One derivation behind a verdict: how it was computed (``method``, e.g. "exact
+    fractions", "enumeration of all arrival orders", "Monte Carlo, 2e6 runs") and the
+    check that computes it (``check``: one of the claim's reproduce rows ``"area:key"``,
+    identity names or test nodes)."""
+
+    method: str
+    check: str
+
+
+@dataclass(frozen=True)
+class Claim(Tabular):
+    """One checkable claim of a paper and its verdict (see the module docstring); its
+    :meth:`records` are its one row (the references joined by semicolons)."""
 
     id: str
     paper: str
@@ -61,6 +85,8 @@ class Claim:
     identities: tuple[str, ...] = ()
     tests: tuple[str, ...] = ()
     note: str = ""
+    evidence: tuple[Evidence, ...] = ()
+    text: str = ""
 
     def __post_init__(self):
         if self.paper not in PAPERS:
@@ -69,7 +95,7 @@ class Claim:
             raise ValueError(f"{self.id}: kind must be one of {KINDS}, got {self.kind!r}")
         if self.outcome not in OUTCOMES:
             raise ValueError(f"{self.id}: outcome must be one of {OUTCOMES}")
-        for field_name in ("rows", "identities", "tests"):
+        for field_name in ("rows", "identities", "tests", "evidence"):
             if not isinstance(getattr(self, field_name), tuple):
                 raise ValueError(f"{self.id}: {field_name} must be a tuple")
         if self.outcome != "holds" and not self.note:
@@ -79,15 +105,44 @@ class Claim:
         if self.outcome != "not checkable here" and not self.covered:
             raise ValueError(f"{self.id}: outcome {self.outcome!r} needs a row, an identity "
                              "or a test")
+        self._check_evidence()
+
+    def _check_evidence(self) -> None:
+        """Every evidence entry names one of the claim's checks; an erratum has two
+        independent derivations (different methods, different checks) and says which text
+        of the paper was read."""
+        references = set(self.rows) | set(self.identities) | set(self.tests)
+        for entry in self.evidence:
+            if not isinstance(entry, Evidence) or not entry.method:
+                raise ValueError(f"{self.id}: evidence entries are Evidence(method, check)")
+            if entry.check not in references:
+                raise ValueError(f"{self.id}: evidence check {entry.check!r} is not one of the "
+                                 "claim's rows, identities or tests")
+        if self.outcome != "erratum":
+            return
+        if (len(self.evidence) < 2 or len({e.check for e in self.evidence}) < 2
+                or len({e.method for e in self.evidence}) < 2):
+            raise ValueError(f"{self.id}: an erratum needs two evidence entries: independent "
+                             "derivations with different methods and different checks")
+        if not self.text:
+            raise ValueError(f"{self.id}: an erratum needs its text check (which text of the "
+                             "paper was read, and the other version's passage)")
 
     @property
     def covered(self) -> bool:
         """True when a reproduce row, an identity or a test checks the claim."""
         return bool(self.rows or self.identities or self.tests)
 
+    def records(self) -> list[dict]:
+        row = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+        row["evidence"] = tuple(f"{e.method} ({e.check})" for e in self.evidence)
+        return [{key: "; ".join(value) if isinstance(value, tuple) else value
+                 for key, value in row.items()}]
 
-def claims(papers=None) -> tuple[Claim, ...]:
-    """Every claim (or those of the given paper keys), papers in :data:`MODULES` order."""
+
+def claims(papers=None) -> ResultList:
+    """Every claim (or those of the given paper keys), papers in :data:`MODULES` order
+    (``to_frame()``: one row per claim)."""
     keys = list(MODULES) if papers is None else list(papers)
     out = []
     for key in keys:
@@ -96,7 +151,7 @@ def claims(papers=None) -> tuple[Claim, ...]:
     if len(ids) != len(set(ids)):
         duplicate = next(i for i in ids if ids.count(i) > 1)
         raise ValueError(f"claim id {duplicate!r} is listed twice")
-    return tuple(out)
+    return ResultList(out)
 
 
 def coverage(selected: tuple[Claim, ...]) -> dict[str, int]:

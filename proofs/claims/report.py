@@ -14,7 +14,7 @@ from proofs.claims import OUTCOMES, Claim, claims, coverage
 from proofs.papers import PAPERS
 from proofs.report import anchor
 
-__all__ = ["coverage_table", "references", "render", "summary", "write"]
+__all__ = ["coverage_table", "note", "references", "render", "summary", "write"]
 
 COLUMNS = ("listed", "covered", *OUTCOMES)
 
@@ -43,6 +43,17 @@ def references(claim: Claim, identities_link: str = "identities.md") -> str:
     parts += [f"identity [`{i}`]({identities_link}#{anchor(i)})" for i in claim.identities]
     parts += [f"test `{t}`" for t in claim.tests]
     return "; ".join(parts) if parts else "—"
+
+
+def note(claim: Claim) -> str:
+    """The claim's note, its independent derivations and the text check, on one line."""
+    parts = [claim.note] if claim.note else []
+    if claim.evidence:
+        parts.append("Derivations: " + "; ".join(
+            f"({i}) {e.method} (`{e.check}`)" for i, e in enumerate(claim.evidence, 1)) + ".")
+    if claim.text:
+        parts.append(f"Text: {claim.text}")
+    return "  ".join(parts)
 
 
 def render(selected: tuple[Claim, ...] | None = None) -> str:
@@ -75,10 +86,10 @@ def render(selected: tuple[Claim, ...] | None = None) -> str:
                   "", *markdown_table(["id", "where", "kind", "claim", "outcome", "checked by"],
                                       [(f"`{c.id}`", c.location, c.kind, c.statement, c.outcome,
                                         references(c)) for c in group])]
-        notes = [c for c in group if c.note]
+        notes = [c for c in group if c.note or c.evidence or c.text]
         if notes:
             lines += ["", "Notes:", ""]
-            lines += [f"* `{c.id}` ({c.outcome}): {c.note}" for c in notes]
+            lines += [f"* `{c.id}` ({c.outcome}): {note(c)}" for c in notes]
     return "\n".join(lines) + "\n"
 
 

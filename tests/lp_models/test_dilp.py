@@ -169,3 +169,31 @@ def test_builders_reject_bad_input():
         ring_dilp(2, 1.0, 2)
     with pytest.raises(ValueError, match="h grows too fast"):
         line_dilp(1, 1.0, 0.1, 0, 5, h=lambda t: np.exp(2 * t))
+
+
+@pytest.mark.parametrize("build", [lambda: line_dilp(2, 1.0, 0.5, 2, 2).primal,
+                                   lambda: ring_dilp(2, 1.0, 8).primal,
+                                   lambda: ring_dilp_per_user(2, 1.0, 6)])
+def test_the_two_privacy_blocks_are_labelled_by_direction(build):
+    """``privacy-up`` rows read ``e^a p[tail] - p[head] >= 0`` and ``privacy-down`` rows
+    ``e^a p[head] - p[tail] >= 0``: checked on the matrix, independently of the labels'
+    code: the row's coefficient e^a sits on the column its label names first."""
+    lp = build()
+    kinds = [kind for kind, _, _ in lp.row_layout()]
+    assert kinds[-2:] == ["privacy-up", "privacy-down"] and "privacy" not in kinds
+    growth = math.exp(lp.metadata["epsilon"] * lp.metadata["spacing"])
+    rows = lp.matrix.tocsr()
+    (_, up, mid), (_, _, stop) = lp.row_layout()[-2:]
+    for first, last in ((up, mid), (mid, stop)):
+        for i in (first, last - 1):
+            cols = rows.indices[rows.indptr[i]:rows.indptr[i + 1]]
+            vals = rows.data[rows.indptr[i]:rows.indptr[i + 1]]
+            big = cols[np.isclose(vals, growth)][0]
+            small = cols[np.isclose(vals, -1.0)][0]
+            assert lp.row_label(i) == (f"privacy[e^(eps*spacing) {lp.column_label(big)} "
+                                       f">= {lp.column_label(small)}]")
+    # the up row of an edge and its down row link the same two columns, the other way round
+    for i in (up, mid - 1):
+        j = i + (mid - up)
+        assert set(rows.indices[rows.indptr[i]:rows.indptr[i + 1]]) == \
+            set(rows.indices[rows.indptr[j]:rows.indptr[j + 1]])

@@ -233,3 +233,76 @@ def test_to_cvxpy_refuses_large_models():
                        row_upper=[1])
     with pytest.raises(ValueError, match="small models"):
         to_cvxpy(lp, max_cols=10)
+
+
+# -- notebook display, frozen arrays, raw HiGHS, write errors ---------------------------------
+
+def test_repr_and_html_of_a_large_lp_are_short_and_state_its_size():
+    from lp_models.lattice import reduced_lattice_lp
+
+    lp = reduced_lattice_lp(4, 4, 0.5)
+    text = repr(lp)
+    assert len(text) < 300
+    assert f"num_rows={lp.num_rows}" in text and f"num_cols={lp.num_cols}" in text
+    assert f"num_nonzeros={lp.num_nonzeros}" in text
+    html = lp._repr_html_()
+    blocks = ", ".join(f"{kind} {stop - start}" for kind, start, stop in lp.row_layout())
+    assert f"<td style=\"text-align: left\">{lp.num_cols}</td>" in html
+    assert blocks in html and sum(stop - start for _, start, stop in lp.row_layout()) \
+        == lp.num_rows
+
+
+def test_solution_repr_states_the_certificate_not_the_vectors():
+    sol = solve(covering_lp())
+    text = repr(sol)
+    assert text.startswith("Solution(status='Optimal', objective=")
+    assert f"gap={sol.gap!r}" in text and "array" not in text and len(text) < 400
+    assert "dual_objective" in sol._repr_html_()
+
+
+def test_arrays_of_a_frozen_lp_are_read_only_and_the_callers_are_not():
+    cost = np.array([1.0, 1.0])
+    lp = LinearProgram(cost=cost, matrix=sp.csc_matrix([[1.0, 2.0], [3.0, 1.0]]),
+                       row_lower=[2, 3], row_upper=[INF, INF])
+    for array in (lp.cost, lp.row_lower, lp.row_upper, lp.col_lower, lp.col_upper,
+                  lp.matrix.data, lp.matrix.indices, lp.matrix.indptr):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 123
+    assert cost.flags.writeable                       # the caller's array keeps its flags
+    appended = lp.with_rows([[1.0, 1.0]], 0, 10)      # new programs are frozen too
+    with pytest.raises(ValueError, match="read-only"):
+        appended.row_upper[-1] = 0.0
+
+
+def test_to_highs_hands_over_a_loaded_model_and_highs_model_keeps_the_checks():
+    lp = production_lp()
+    h = lp.to_highs("simplex")
+    assert (h.getNumCol(), h.getNumRow(), h.getNumNz()) == (2, 3, 4)
+    h.run()
+    assert h.getInfo().objective_function_value == pytest.approx(36.0, rel=1e-12)
+    model = HighsModel(lp)
+    model.highs.setOptionValue("simplex_strategy", 4)          # primal simplex, not exposed
+    assert model.highs.getOptionValue("simplex_strategy")[1] == 4
+    sol = model.run()
+    assert sol.objective == pytest.approx(36.0, rel=1e-12) and sol.gap < 1e-12
+
+
+def test_write_into_a_missing_or_read_only_folder_says_which_and_why(tmp_path):
+    import os
+
+    lp = covering_lp()
+    with pytest.raises(FileNotFoundError, match="folder .*missing.* does not exist"):
+        lp.write(tmp_path / "missing" / "model.mps")
+    (tmp_path / "dir.mps").mkdir()
+    with pytest.raises(IsADirectoryError, match="it is a folder"):
+        lp.write(tmp_path / "dir.mps")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        if os.access(locked, os.W_OK):                        # root writes anyway
+            pytest.skip("running as a user who can write into a read-only folder")
+        with pytest.raises(PermissionError, match="not writable"):
+            lp.write(locked / "model.lp")
+    finally:
+        locked.chmod(0o700)

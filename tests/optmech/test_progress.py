@@ -11,6 +11,7 @@ import pytest
 
 from optmech import progress as progress_module
 from optmech.progress import progress, reporting
+from tests.cli_helpers import without_status
 
 
 @pytest.fixture
@@ -76,7 +77,9 @@ def test_the_command_reports_off_a_terminal_and_keeps_stdout_clean():
     assert done.returncode == 0, done.stderr
     json.loads(done.stdout)
     err = done.stderr.splitlines()
-    assert err and all(line.startswith("optmech: EM/PF ratio search ") for line in err), err
+    assert err and all(line.startswith("optmech: select em-pf-search") for line in err), err
+    assert without_status(done.stderr) == []
+    assert any(" > EM/PF ratio search " in line for line in err), err
 
 
 def test_quiet_silences_the_command():

@@ -7,24 +7,8 @@ import pytest
 
 from optmech.tables import TABLE_ENDS, TABLE_ROWS, cell_text, markdown_table, text_table
 from optmech.unbounded import UNBOUNDED
-
-
-def _cells(line: str) -> list[str]:
-    """The cells of one Markdown table row as a GFM renderer splits them (unescaped ``|``)."""
-    inner = line.strip()[1:-1]
-    cells, current, i = [], "", 0
-    while i < len(inner):
-        if inner[i] == "\\" and i + 1 < len(inner) and inner[i + 1] == "|":
-            current += "|"
-            i += 2
-            continue
-        if inner[i] == "|":
-            cells.append(current.strip())
-            current = ""
-        else:
-            current += inner[i]
-        i += 1
-    return cells + [current.strip()]
+from tools.markdown_tables import cells as _cells
+from tools.markdown_tables import table_problems
 
 
 def test_pipes_and_line_breaks_in_cells_cannot_shift_the_columns():
@@ -35,6 +19,13 @@ def test_pipes_and_line_breaks_in_cells_cannot_shift_the_columns():
     assert _cells(lines[2]) == ["largest |ratio - 1|", "5.55e-16", "match"]
     assert _cells(lines[3]) == ["a b", "—", "x | y"]
     assert _cells(lines[4]) == ["already | escaped", "∞", "`code | span`"]
+
+
+def test_the_table_checker_finds_a_row_whose_pipe_was_not_escaped():
+    good = "\n".join(markdown_table(["check", "outcome"], [("largest |ratio - 1|", "match")]))
+    assert table_problems(good) == []
+    bad = "| check | outcome |\n|---|---|\n| largest |ratio - 1| | match |\n"
+    assert table_problems(bad) == ["line 3: 4 cells, the header has 2"]
 
 
 def test_a_row_of_the_wrong_width_is_an_error():

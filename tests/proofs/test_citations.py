@@ -47,3 +47,17 @@ def test_every_identity_source_starts_with_a_citation():
     shorts = {p.short for p in PAPERS.values()}
     for ident in identities():
         assert any(ident.source.startswith(s) for s in shorts), ident.name
+
+
+def test_docs_papers_md_says_which_text_was_read():
+    """Every paper records which text optmech read (Paper.text), and docs/papers.md's table
+    says the same."""
+    section = (ROOT / "docs" / "papers.md").read_text().split("## Which text optmech read")[1]
+    section = section.split("\n## ")[0]
+    rows = dict(re.findall(r"^\| ([^|]+?) \| ([^|]+?) \|", section, re.M)[2:])
+    assert len(rows) == len(PAPERS)
+    for paper in PAPERS.values():
+        version = re.search(r"v(\d+)$", paper.arxiv)
+        name = (f"{paper.short_authors} (version {version.group(1)})" if version
+                else f"{paper.short_authors} {paper.year}")
+        assert paper.text and rows[name] == paper.text, name

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from proofs.claims import KINDS, MODULES, OUTCOMES, Claim, claims, coverage
+from proofs.claims import KINDS, MODULES, OUTCOMES, Claim, Evidence, claims, coverage
 from proofs.claims.report import render
 from proofs.registry import identities
 
@@ -87,7 +87,59 @@ def test_erratum_claims_are_in_the_errata():
             assert f"`{c.id}`" in errata, f"{c.id} is missing from docs/errata.md"
 
 
+def test_every_erratum_rests_on_two_independent_derivations_and_a_text_check():
+    """An erratum accuses the paper: two evidence entries (different methods, different
+    checks, each one of the claim's rows, identities or tests) and the text check."""
+    errata = [c for c in INVENTORY if c.outcome == "erratum"]
+    assert errata
+    for c in errata:
+        assert len(c.evidence) >= 2, c.id
+        assert len({e.check for e in c.evidence}) >= 2, c.id
+        assert len({e.method for e in c.evidence}) >= 2, c.id
+        assert {e.check for e in c.evidence} <= set(c.rows) | set(c.identities) | set(c.tests)
+        assert "rendering" in c.text or "PDF" in c.text, c.id
+
+
+def _errata_items() -> dict[str, str]:
+    """Each numbered item of docs/errata.md's errata list, keyed by the claim ids it names."""
+    text = (ROOT / "docs" / "errata.md").read_text()
+    text = text.split("## Withdrawn")[0]
+    items = re.split(r"\n(?=\d+\. )", text)
+    return {claim: item for item in items
+            for claim in re.findall(r"`((?:sec|pf|ms|het)[A-Za-z0-9.-]*)`", item)}
+
+
+def test_every_erratum_item_says_which_text_was_read():
+    items = _errata_items()
+    for c in INVENTORY:
+        if c.outcome == "erratum":
+            assert c.id in items, f"{c.id} is missing from docs/errata.md"
+            assert "Text read:" in items[c.id], f"{c.id}: errata.md does not say which text"
+
+
+def test_withdrawn_errata_are_no_longer_errata():
+    text = (ROOT / "docs" / "errata.md").read_text()
+    withdrawn = re.findall(r"`([^`]+)`", text.split("## Withdrawn")[1])
+    by_id = {c.id: c for c in INVENTORY}
+    assert "sec.sec4.2.figure-references" in withdrawn
+    for name in withdrawn:
+        if name in by_id:
+            assert by_id[name].outcome != "erratum", name
+
+
+TWO = (Evidence("exact fractions", "secretary.threshold"),
+       Evidence("enumeration", "tests/x.py::test_y"))
+
+
 @pytest.mark.parametrize("bad, message", [
+    (dict(outcome="erratum", note="n", evidence=()), "two evidence entries"),
+    (dict(outcome="erratum", note="n", tests=("tests/x.py::test_y",),
+          evidence=(TWO[0], Evidence("exact fractions", "tests/x.py::test_y"))),
+     "two evidence entries"),
+    (dict(outcome="erratum", note="n", tests=("tests/x.py::test_y",), evidence=TWO),
+     "text check"),
+    (dict(evidence=(Evidence("m", "tests/elsewhere.py::test_z"),)), "not one of the claim's"),
+    (dict(evidence=[TWO[0]]), "tuple"),
     (dict(kind="guess"), "kind"),
     (dict(outcome="maybe"), "outcome"),
     (dict(outcome="erratum", note=""), "needs a note"),

@@ -1,4 +1,4 @@
-"""`optmech proofs`: the JSON list contract, exit statuses, one-line errors, a current,
+"""`optmech proofs`: the JSON contract (one object, the identities in a list), exit statuses, one-line errors, a current,
 deterministic docs/identities.md and docs/claims.md, and where `regenerate` writes."""
 
 import json
@@ -29,7 +29,11 @@ def test_check_json_contract_and_clean_stderr():
                    "--only", "permute_flip.lemma7_threshold")
     assert done.returncode == 0, done.stdout[-2000:]
     assert without_status(done.stderr) == [], "no warning may reach stderr"
-    rows = json.loads(done.stdout)
+    document = json.loads(done.stdout)
+    assert set(document) == {"optmech_version", "schema", "identities", "counts"}
+    assert document["schema"] == "optmech.proofs.check/1"
+    assert document["counts"] == {"total": 2, "verified": 1, "erratum": 1, "failed": 0}
+    rows = document["identities"]
     assert [r["name"] for r in rows] == ["secretary.rank_distribution",
                                          "permute_flip.lemma7_threshold"]
     for row in rows:

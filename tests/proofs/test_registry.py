@@ -83,8 +83,10 @@ def test_results_are_validated():
         CheckResult("proved", "e")
     with pytest.raises(ValueError):
         CheckResult("erratum", "e")          # an erratum needs a correction and a counter-example
-    with pytest.raises(ValueError):
-        Identity("x", "secretary", "s", "x", "src", ("guessing",), lambda: None)
+    with pytest.raises(ValueError, match="methods"):
+        Identity("x", "secretary", "s", "x", "src", (), lambda: None)
+    with pytest.raises(ValueError, match="methods"):
+        Identity("x", "secretary", "s", "x", "src", ("exact enumeration", " "), lambda: None)
     with pytest.raises(ValueError, match="paper"):
         Identity("x", "", "s", "x", "src", ("asymptotic limit",), lambda: None)
     with pytest.raises(ValueError, match="source"):
@@ -156,3 +158,74 @@ def test_a_crashing_check_is_reported_as_failed():
     assert outcome.status == "failed"
     assert "ZeroDivisionError" in outcome.result.evidence
     assert outcome.to_json()["status"] == "failed"
+
+
+def test_methods_are_free_text_with_the_built_in_ones_as_suggestions():
+    mine = Registry()
+    mine.identity("mine.lp", paper="mine", source="notes", statement="an LP value",
+                  methods="certified LP")(lambda: verified_if(True, "ok"))
+    mine.identity("mine.two", paper="mine", source="notes", statement="both",
+                  methods=("certified LP", "mpmath at 50 digits"))(lambda: verified_if(True, "ok"))
+    first, second = mine.identities()
+    assert first.methods == ("certified LP",) and first.method == "certified LP"
+    assert second.method == "certified LP, mpmath at 50 digits"
+    assert [o.status for o in mine.check()] == ["verified", "verified"]
+
+
+def test_the_module_decorator_and_the_registry_method_take_the_same_arguments():
+    import inspect
+
+    import proofs
+
+    assert inspect.signature(proofs.identity) == inspect.signature(Registry().identity)
+
+
+def test_a_users_registry_renders_under_its_own_header():
+    from proofs.report import render
+
+    mine = Registry(title="My identities", preamble="Checked for my paper.")
+    _gauss(mine)
+    text = mine.render()
+    assert text.startswith("# My identities\n\nChecked for my paper.\n\n**1 identities: 1 "
+                           "verified")
+    assert "Do not edit by hand" not in text and "printed in one of the papers" not in text
+    assert "## my-paper" in text and "### mine.gauss" in text
+    default = Registry()
+    _gauss(default)
+    assert default.render().startswith("# Checked identities\n\nEvery identity below is "
+                                       "checked by machine.  Status `verified`")
+    builtin = render(default.check())                    # the built-in header by default
+    assert "Do not edit by hand" in builtin and builtin.startswith("# Machine-checked")
+
+
+def test_outcomes_show_short_and_become_a_table():
+    mine = Registry()
+    _gauss(mine)
+    outcomes = mine.check()
+    text = repr(outcomes[0])
+    assert text == ("Outcome(name='mine.gauss', status='verified', method='exact enumeration', "
+                    "source='my notes')")
+    assert "1 + ... + n = n(n+1)/2" in outcomes[0]._repr_html_()
+    frame = outcomes.to_frame()
+    assert frame.to_dict("records") == [outcomes[0].to_json()]
+
+
+def test_claims_become_a_table():
+    from proofs.claims import claims
+
+    inventory = claims(["secretary"])
+    frame = inventory.to_frame()
+    assert len(frame) == len(inventory) and frame["id"].tolist() == [c.id for c in inventory]
+    first = inventory[0]
+    assert frame.iloc[0]["rows"] == "; ".join(first.rows)
+
+
+def test_every_claim_is_one_flat_row():
+    """Each claim's record holds plain text and numbers only, its evidence entries as
+    "method (check)" joined by semicolons (what a CSV cell can hold)."""
+    from proofs.claims import claims
+
+    for claim in claims():
+        (row,) = claim.records()
+        assert all(isinstance(v, (str, int, float)) for v in row.values()), claim.id
+        assert row["evidence"] == "; ".join(f"{e.method} ({e.check})" for e in claim.evidence)

@@ -58,5 +58,6 @@ def test_json_is_the_runners_object_printed_once(monkeypatch, capsys):
     monkeypatch.setattr(subprocess, "run", fake_run)       # run_bench imports it when run
     assert main(["bench", "--quick", "--only", "gem", "--json"]) == 0
     out = capsys.readouterr().out
-    assert out.count("\n") == 1 and json.loads(out) == payload
+    envelope = {"optmech_version": optmech.__version__, "schema": "optmech.bench/1"}
+    assert out.count("\n") == 1 and json.loads(out) == envelope | payload
     assert calls[0][-1] == "--json" and "--quick" in calls[0]

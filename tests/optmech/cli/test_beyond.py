@@ -14,7 +14,7 @@ from tests.cli_helpers import run_cli_error
 KEYS = {"n", "k", "epsilon", "variables", "constraints", "total_error", "ratios",
         "solve_seconds", "status", "weighting", "constraint_set", "lower_bound", "gap",
         "method", "pf_optimal", "max_violation", "rows_generated", "relaxed_dual_bound",
-        "objective", "objective_value", "lattice"}
+        "objective", "objective_value", "lattice", "aggregates", "optmech_version", "schema"}
 
 
 def _solve(capsys, *extra):

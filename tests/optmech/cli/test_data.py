@@ -19,7 +19,8 @@ def test_json_contract_on_two_bins(capsys, tmp_path):
                          "--task", "mode", "--eps", "0.5", "--monotonic", "--json")
     assert code == 0 and err == ""
     payload = json.loads(out)
-    assert list(payload) == ["pf", "em", "rnm_laplace", "ratio_em_pf"]
+    assert list(payload) == ["optmech_version", "schema", "pf", "em", "rnm_laplace",
+                             "ratio_em_pf"]
     p = math.exp(-1)
     assert payload["pf"] == pytest.approx(p, rel=1e-12)
     assert payload["em"] == pytest.approx(2 * p / (1 + p), rel=1e-12)

@@ -7,14 +7,25 @@ import re
 import numpy as np
 import pytest
 
+import optmech
 from optmech.cli._common import emit
 from optmech.unbounded import UNBOUNDED
 from optmech.validation import NonFiniteResultError
 
+ENVELOPE = {"optmech_version": optmech.__version__, "schema": "optmech.select.error/1"}
+
 
 def _emit(payload, capsys, json_output=True):
-    emit(argparse.Namespace(json=json_output), payload, lambda p: "table")
-    return capsys.readouterr().out
+    """What ``emit`` prints for ``payload`` as ``optmech select error`` would, the JSON
+    object without the envelope every command's JSON starts with."""
+    emit(argparse.Namespace(json=json_output, command="select", action="error"), payload,
+         lambda p: "table")
+    out = capsys.readouterr().out
+    if not json_output:
+        return out
+    document = json.loads(out)
+    assert list(document.items())[:2] == list(ENVELOPE.items())
+    return json.dumps({key: value for key, value in document.items() if key not in ENVELOPE})
 
 
 @pytest.mark.parametrize("payload, where", [
@@ -43,7 +54,8 @@ def test_an_unbounded_result_is_a_value_in_json_and_in_tables(capsys):
     payload = {"loss": UNBOUNDED, "rows": [{"key": "a", "ours": UNBOUNDED}]}
     assert json.loads(_emit(payload, capsys)) == {
         "loss": {"unbounded": True}, "rows": [{"key": "a", "ours": {"unbounded": True}}]}
-    emit(argparse.Namespace(json=False), payload, lambda p: f"{p['loss']}")
+    emit(argparse.Namespace(json=False, command="select", action="error"), payload,
+         lambda p: f"{p['loss']}")
     assert capsys.readouterr().out == "∞\n"
 
 

@@ -272,8 +272,8 @@ def specs(tmp: str) -> dict:
             "--json": (FLAG, NO_VALUE, False)}),
         "data": (["data", "error"], {
             "--dataset": (names("HEPTH", "INCOME", "MEDCOST", "PATENT", "SEARCHLOGS",
-                                "NETFLIX", f"{tmp}/hist.csv", f"{tmp}/hist.npy"),
-                          names("ADULTFRANK", f"{tmp}/bad.csv", f"{tmp}/missing.npy", "",
+                                "NETFLIX", "ADULTFRANK", f"{tmp}/hist.csv", f"{tmp}/hist.npy"),
+                          names("ADULT", f"{tmp}/bad.csv", f"{tmp}/missing.npy", "",
                                 f"{tmp}/existing_file"), True),
             "--task": (names("mode", "median"), names("mean", ""), True),
             "--eps": (st.one_of(EPS, names("1e-4", "10", "0.01")), ANY_FLOAT, True),

@@ -9,7 +9,7 @@ import pytest
 import optmech
 
 HEAVY = ("scipy", "matplotlib", "sympy", "mpmath", "highspy", "cvxpy", "dask", "distributed",
-         "tqdm", "lp_models", "proofs", "subprocess", "importlib.resources")
+         "tqdm", "lp_models.program", "proofs", "subprocess", "importlib.resources")
 PROBE = """
 import contextlib, io, json, sys
 from optmech.cli import main

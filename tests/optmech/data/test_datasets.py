@@ -17,6 +17,7 @@ from optmech.validation import InvalidArgumentError
 # optmech/data/dpbench/README.md (HEPTH's total 347 414 is also DPBench's published scale).
 README = {
     "HEPTH": (4096, 347414, 755),
+    "ADULTFRANK": (4096, 17665, 16836),
     "INCOME": (4096, 20787122, 2587110),
     "MEDCOST": (4096, 9415, 2782),
     "PATENT": (4096, 27948226, 19480),
@@ -34,7 +35,17 @@ def test_builtin_datasets_match_the_readme(name):
 
 def test_names_are_case_insensitive_and_paper_datasets_are_builtin():
     np.testing.assert_array_equal(load_histogram("hepth"), load_histogram("HEPTH"))
+    assert PAPER_DATASETS == ("HEPTH", "ADULTFRANK", "MEDCOST", "SEARCHLOGS", "PATENT")
     assert set(PAPER_DATASETS) <= set(DATASETS)
+
+
+def test_adultfrank_is_the_capital_loss_histogram():
+    """UCI Adult's "capital loss": 17 665 individuals (DPBench's ADULTFRANK sample), most of
+    them with no capital loss at all (bin 0), the rest spread over 81 other bins."""
+    h = load_histogram("ADULTFRANK")
+    assert int(h[0]) == 16836 and int(np.count_nonzero(h)) == 82
+    coarse = load_histogram("ADULTFRANK", PAPER_BINS)
+    assert int(coarse.sum()) == 17665 and int(np.count_nonzero(coarse)) == 77
 
 
 def test_coarsen_sums_consecutive_bins():
@@ -72,22 +83,30 @@ def test_npy_and_csv_files(tmp_path):
     ("0,0,0\n", "all bins are 0"),
     ("1.5,2\n", "non-integer"),
     ("1,nan\n", "non-integer"),
-    ("1,2\n3,4\n", "one row or one column"),
-    ("a,b\n", "readable"),
+    # shapes other than the three accepted ones (optmech.data.csv_counts)
+    ("1,2\n3,4\n", "no header line naming the 'count' column"),
+    ("bin,value\n0,3\n1,4\n", "no single 'count' column"),
+    ("count,count\n1,2\n3,4\n", "no single 'count' column"),
+    ("a,b\n", "no single 'count' column"),
+    ("count\n3\nx\n4\n", "line 3: 'x' is not a number"),
+    ("3\n1,2\n", "rows of different lengths"),
+    ("bin,count\n0,3\n1\n", "rows of different lengths"),
+    ("bin,count,extra\n0,3\n1,4\n", "the header has 3 fields, the rows 2"),
 ])
 def test_bad_csv_files(tmp_path, content, message):
     path = tmp_path / "bad.csv"
     path.write_text(content)
-    with pytest.raises(InvalidArgumentError, match=message) as info:
+    with pytest.raises(InvalidArgumentError) as info:
         load_histogram(path)
     assert info.value.argument == "dataset" and info.value.value == str(path)
+    assert message in str(info.value)
 
 
 def test_missing_and_unsupported_files(tmp_path):
     with pytest.raises(InvalidArgumentError, match="file not found"):
         load_histogram(tmp_path / "missing.npy")
     with pytest.raises(InvalidArgumentError, match="file not found"):
-        load_histogram("ADULTFRANK")
+        load_histogram("ADULT")
     other = tmp_path / "h.txt"
     other.write_text("1\n2\n")
     with pytest.raises(InvalidArgumentError, match=r"\.npy or \.csv"):
@@ -106,3 +125,19 @@ def test_check_histogram_copies_and_validates():
         check_histogram([])
     with pytest.raises(InvalidArgumentError, match="counts"):
         check_histogram(["x"])
+
+
+def test_shipped_files_are_the_ones_the_readme_describes():
+    """Every .npy file in optmech/data/dpbench has the SHA-256 the README lists, and the
+    README lists every file: the data are shipped unchanged."""
+    import hashlib
+    import re
+    from importlib import resources
+
+    folder = resources.files("optmech.data").joinpath("dpbench")
+    readme = folder.joinpath("README.md").read_text(encoding="utf-8")
+    listed = dict(re.findall(r"^\| (\S+\.npy) \|.*`([0-9a-f]{64})` \|$", readme, re.M))
+    shipped = {entry.name for entry in folder.iterdir() if entry.name.endswith(".npy")}
+    assert set(listed) == shipped and len(shipped) == len(DATASETS)
+    for name, digest in listed.items():
+        assert hashlib.sha256(folder.joinpath(name).read_bytes()).hexdigest() == digest, name

@@ -133,7 +133,7 @@ def test_two_candidates_closed_forms(eps, gap, monotonic):
     errors = expected_errors([gap, 0.0], eps, monotonic=monotonic)
     assert errors["pf"] == pytest.approx(gap * p / 2, rel=1e-12)
     assert errors["em"] == pytest.approx(gap * p / (1 + p), rel=1e-12)
-    assert errors["rnm-laplace"] == pytest.approx(
+    assert errors["rnm_laplace"] == pytest.approx(
         gap * math.exp(-gap / b) * (2 + gap / b) / 4, rel=1e-10)
 
 
@@ -173,7 +173,7 @@ def test_rnm_laplace_monotonic_error_by_monte_carlo():
     noisy = counts + rng.laplace(0.0, 1.0 / eps, size=(draws, counts.size))
     gaps = counts.max() - counts[np.argmax(noisy, axis=1)]
     ours = expected_errors(mode_scores(counts), eps, monotonic=True,
-                           mechanisms=("rnm-laplace",))["rnm-laplace"]
+                           mechanisms=("rnm-laplace",))["rnm_laplace"]
     assert abs(gaps.mean() - ours) < 5 * gaps.std() / math.sqrt(draws)
 
 
@@ -234,3 +234,24 @@ def test_reproduce_quick_run(tmp_path):
     assert len(grid_rows) == 6 and all(r.status == "match" for r in grid_rows)
     for figure in {r.figure for r in results if r.figure}:
         assert (tmp_path / figure).stat().st_size > 10_000
+
+
+def test_one_key_spelling_for_every_mechanism_name():
+    """Keys and names say rnm_laplace; rnm-laplace is read as the same mechanism."""
+    from optmech.data.tasks import MECHANISMS as TASK_MECHANISMS
+    from optmech.heterogeneous.noisy_max import HeterogeneousNoisyMax
+    from optmech.selection.mechanisms import MECHANISMS, ReportNoisyMax, make_mechanism
+
+    scores = [3.0, 1.0, 0.0, 0.0]
+    assert list(expected_errors(scores, 1.0)) == ["pf", "em", "rnm_laplace"]
+    assert expected_errors(scores, 1.0, mechanisms=("rnm-laplace",)) == \
+        expected_errors(scores, 1.0, mechanisms=("rnm_laplace",))
+    curves = error_curves(scores, [0.5, 1.0], mechanisms=("rnm-laplace", "pf"))
+    assert list(curves) == ["rnm_laplace", "pf"]
+    target = curves["rnm_laplace"][0]
+    assert epsilon_for_error(scores, target, mechanism="rnm-laplace") == \
+        pytest.approx(0.5, rel=1e-10)
+    names = [*MECHANISMS, *TASK_MECHANISMS, ReportNoisyMax(1.0).name,
+             HeterogeneousNoisyMax(1.0, noise="laplace").name]
+    assert not [n for n in names if "-" in n]
+    assert make_mechanism("rnm-gumbel", 1.0) == make_mechanism("rnm_gumbel", 1.0)

@@ -49,3 +49,27 @@ def test_render_report_counts():
     assert "2 results: 1 match, 0 differ with an explanation, 1 new, 0 unexplained" in text
     with pytest.raises(ValueError):
         Result("demo", "q", "src", 1.0, 1.0, 0.0, "maybe")
+
+
+@pytest.mark.parametrize("json_output", [True, False], ids=["json", "table"])
+def test_every_area_goes_through_the_command(tmp_path, capsys, monkeypatch, quick_run,
+                                             json_output):
+    """The rows of every area (their quick runs, shared with the other tests) go through
+    `optmech reproduce` itself: exit 0, strict JSON with a truly unbounded loss as
+    {"unbounded": true}, and a report whose every table row is as wide as its header."""
+    import optmech.reproduce._runner as runner
+    from tools.markdown_tables import table_problems
+
+    runs = [AreaRun(area, quick_run(area)[0], 0.0) for area in areas()]
+    monkeypatch.setattr(runner, "run_areas", lambda names, quick, out: runs)
+    code = main(["reproduce", "--quick", "--out", str(tmp_path),
+                 *(["--json"] if json_output else [])])
+    out = capsys.readouterr().out
+    assert code == 0, out[-2000:]
+    report = (tmp_path / "report.md").read_text()
+    assert table_problems(report) == []
+    assert "| `heterogeneous:rnmh-exp-loss` |" in report and "| ∞ |" in report
+    if json_output:
+        rows = {r["id"]: r for r in json.loads(out)["results"] if "id" in r}
+        assert rows["heterogeneous:rnmh-exp-loss"]["ours"] == {"unbounded": True}
+        assert rows["heterogeneous:rnmh-exp-loss"]["status"] == "match"

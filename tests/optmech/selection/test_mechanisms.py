@@ -159,7 +159,11 @@ def test_privacy_guarantees_are_stated():
     (lambda: ExponentialMechanism(1, sensitivity=-1), "sensitivity"),
     (lambda: PermuteAndFlip(1).pmf([]), "scores"),
     (lambda: PermuteAndFlip(1).pmf([0, float("nan")]), "scores"),
-    (lambda: PermuteAndFlip(1).pmf([[0, 1]]), "scores"),
+    (lambda: PermuteAndFlip(1).pmf([[[0, 1]]]), "scores"),            # 3-D
+    (lambda: PermuteAndFlip(1).pmf([[0, 1], [0]]), "scores"),         # ragged rows
+    (lambda: PermuteAndFlip(1).pmf(np.zeros((0, 3))), "scores"),      # no rows
+    (lambda: PermuteAndFlip(1).rvs([0, 1], random_state=np.random.RandomState(0)),
+     "random_state"),
     (lambda: ReportNoisyMax(1, noise="cauchy"), "noise"),
     (lambda: make_mechanism("foo", 1.0), "mechanism"),
     (lambda: PermuteAndFlip(1).sample([0, 1], size=-1), "size"),
