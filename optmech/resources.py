@@ -1,4 +1,5 @@
-"""Memory budget: estimate what a computation needs from its arguments and refuse it up front.
+"""Memory and work budgets: estimate what a computation needs from its arguments and refuse
+it up front.
 
 A computation that would need more memory than the machine can give does not fail after
 minutes of swapping with a ``MemoryError`` traceback: its public entry point estimates the
@@ -12,6 +13,15 @@ most once a second; the physical memory where that is not readable), or what
 :func:`memory_budget` sets for a block of code (the CLI's ``--max-memory``).  Estimates are
 deliberately rough (within a factor of about 2 of the measured peak, from the sizes of the
 arrays involved); they exist to refuse the absurd, not to ration the reasonable.
+
+Work is budgeted the same way: a computation whose running time grows with an option (random
+starts, grid points, trials, quadrature cells) estimates its CPU seconds from its arguments
+and calls :func:`require_work`, which refuses (:class:`~optmech.validation.ResourceLimitError`,
+one line with the estimate) what would run longer than the work budget: one hour of CPU time
+by default (:data:`DEFAULT_WORK_SECONDS`), or what :func:`work_budget` sets for a block of
+code (the CLI's ``--max-work``).  Work estimates come from timings on a 2-core machine,
+rounded up; like the memory estimates they refuse the absurd (a search that would run for
+weeks), they do not time anything.
 """
 
 from __future__ import annotations
@@ -25,10 +35,17 @@ import time
 
 from optmech.validation import InvalidArgumentError, ResourceLimitError
 
-__all__ = ["available_memory", "current_budget", "format_bytes", "memory_budget",
-           "parse_size", "require_memory", "usable_workers"]
+__all__ = ["DEFAULT_WORK_SECONDS", "available_memory", "current_budget",
+           "current_work_budget", "format_bytes", "format_seconds", "memory_budget",
+           "parse_duration", "parse_size", "require_memory", "require_work", "usable_workers",
+           "work_budget"]
 
 DEFAULT_FRACTION = 0.5
+#: CPU seconds a computation may be estimated to need without ``--max-work`` (one hour).
+DEFAULT_WORK_SECONDS = 3600.0
+_WORK: contextvars.ContextVar[float | None] = contextvars.ContextVar("optmech_work_budget",
+                                                                     default=None)
+_SECONDS = {"": 1, "s": 1, "sec": 1, "min": 60, "m": 60, "h": 3600, "d": 86400}
 _REREAD_SECONDS = 1.0
 _DEFAULT_READ: list = [-math.inf, 0]      # [monotonic time of the last read, budget]
 _BUDGET: contextvars.ContextVar[int | None] = contextvars.ContextVar("optmech_memory_budget",
@@ -69,13 +86,17 @@ def _default_budget() -> int:
 
 
 @contextlib.contextmanager
-def memory_budget(nbytes: int | None):
-    """Use ``nbytes`` as the budget inside the block (None: the default)."""
-    token = _BUDGET.set(nbytes)
+def _set_within(variable: contextvars.ContextVar, value):
+    token = variable.set(value)
     try:
         yield
     finally:
-        _BUDGET.reset(token)
+        variable.reset(token)
+
+
+def memory_budget(nbytes: int | None):
+    """Use ``nbytes`` as the budget inside the block (None: the default)."""
+    return _set_within(_BUDGET, nbytes)
 
 
 def format_bytes(nbytes: float) -> str:
@@ -108,6 +129,50 @@ def require_memory(estimate: float, argument: str, value) -> None:
         raise ResourceLimitError(argument, value, format_bytes(estimate),
                                  f"{format_bytes(budget)} of memory (raise it with "
                                  "--max-memory, or memory_budget() in Python)")
+
+
+def current_work_budget() -> float:
+    """The work budget in CPU seconds that :func:`require_work` compares against."""
+    budget = _WORK.get()
+    return DEFAULT_WORK_SECONDS if budget is None else budget
+
+
+def work_budget(seconds: float | None):
+    """Use ``seconds`` of CPU time as the work budget inside the block (None: the default)."""
+    return _set_within(_WORK, seconds)
+
+
+def format_seconds(seconds: float) -> str:
+    """``"40 s"``, ``"12 min"``, ``"3.5 h"``, ``"2.1e+06 h"``."""
+    if seconds < 120:
+        return f"{seconds:.2g} s" if seconds < 10 else f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.3g} h"
+
+
+def parse_duration(text: str, argument: str = "--max-work") -> float:
+    """Seconds from ``"3600"``, ``"90s"``, ``"30min"``, ``"2h"``, ``"1d"``."""
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*",
+                         str(text))
+    unit = match.group(2).lower() if match else None
+    if match is None or unit not in _SECONDS:
+        raise InvalidArgumentError(argument, text, "a duration such as 3600, 90s, 30min, "
+                                                   "2h or 1d")
+    value = float(match.group(1)) * _SECONDS[unit]
+    if not 1e-3 <= value <= 1e9:
+        raise InvalidArgumentError(argument, text, "a duration between 1 ms and 10^9 s")
+    return value
+
+
+def require_work(seconds: float, argument: str, value) -> None:
+    """Refuse (:class:`ResourceLimitError` naming ``argument=value``) a computation whose
+    estimated CPU time ``seconds`` exceeds the current work budget."""
+    budget = current_work_budget()
+    if not seconds <= budget:
+        raise ResourceLimitError(argument, value, f"{format_seconds(seconds)} of CPU time",
+                                 f"{format_seconds(budget)} of CPU time (raise it with "
+                                 "--max-work, or work_budget() in Python)")
 
 
 def usable_workers(workers: int) -> int:

@@ -16,8 +16,10 @@ returning ``inf`` or ``nan``.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -36,6 +38,7 @@ __all__ = [
     "check_rng",
     "check_scores",
     "check_seed",
+    "refuse_overflow",
 ]
 
 
@@ -212,6 +215,23 @@ def check_rng(rng, argument: str = "rng") -> np.random.Generator:
         return np.random.default_rng(check_seed(rng, argument))
     raise InvalidArgumentError(argument, rng, "None, an integer seed >= 0 or a "
                                               "numpy.random.Generator")
+
+
+@contextlib.contextmanager
+def refuse_overflow(argument: str, value, allowed: str = "a value whose arithmetic stays "
+                                                         "within the double range"):
+    """Arithmetic on an argument's value inside the block: a result that overflows a
+    double, or is NaN (numpy's overflow/invalid/divide warnings, ``FloatingPointError``,
+    ``OverflowError``, ``ZeroDivisionError``), raises :class:`InvalidArgumentError` naming
+    ``argument`` instead: bad input, refused up front, not a computation that failed.
+    Underflow to 0 or a subnormal is not an error."""
+    with np.errstate(over="raise", invalid="raise", divide="raise", under="ignore"), \
+            warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        try:
+            yield
+        except (ArithmeticError, RuntimeWarning):
+            raise InvalidArgumentError(argument, value, allowed) from None
 
 
 def check_finite_result(value, what: str):

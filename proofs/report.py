@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from optmech.tables import markdown_table
+from optmech.validation import InvalidArgumentError
 from proofs.papers import PAPERS as CITATIONS
 from proofs.registry import BUILTIN, STATUSES, Outcome, Registry
 
@@ -91,7 +92,15 @@ def render(outcomes: list[Outcome], registry: Registry = BUILTIN) -> str:
 
 
 def write(outcomes: list[Outcome], path: Path) -> Path:
-    """Write :func:`render` to ``path`` (UTF-8, ``\\n`` line ends) and return the path."""
+    """Write :func:`render` to ``path`` (UTF-8, ``\\n`` line ends) and return the path.
+
+    The published report records checks that passed: outcomes with a ``failed`` identity
+    (a bug, or a check stopped by a resource limit) raise :class:`InvalidArgumentError`
+    and nothing is written."""
+    failed = [o.identity.name for o in outcomes if o.status == "failed"]
+    if failed:
+        raise InvalidArgumentError("outcomes", failed, "outcomes in which no identity "
+                                   "failed (a report is written from a passing run only)")
     path = Path(path)
     path.write_text(render(outcomes), encoding="utf-8", newline="\n")
     return path

@@ -10,7 +10,8 @@ with one line on stderr and never a traceback:
   ``IntegrationError``, a result that overflows a double, a numerical warning, a Dask
   cluster that went away, a file that could not be written, an internal error);
 * 2: bad input, named with the option's own spelling (``InvalidArgumentError``, argparse),
-  including a request whose estimated memory exceeds the budget (``--max-memory``);
+  including a request whose estimated memory or CPU time exceeds the budget
+  (``--max-memory``, ``--max-work``) and an option whose arithmetic overflows a double;
 * 130: interrupted (Ctrl-C); a sweep's cache stays consistent (entries are written
   atomically).
 
@@ -77,7 +78,9 @@ def _leaf_parsers(parser):
 
 
 def _cli_spelling(error: InvalidArgumentError, options: frozenset) -> InvalidArgumentError:
-    """``error`` with its argument spelt as the command's option (``epsilon`` -> ``--eps``)."""
+    """``error`` with its argument spelt as the command's option (``epsilon`` -> ``--eps``).
+    An API argument that no option sets directly (a scenario's ``t``) is validated where
+    the option is parsed instead (an argparse type), so the refusal names the option."""
     parts = [p.strip() for p in error.argument.split(",")]
     spelt = []
     for part in parts:
@@ -97,22 +100,21 @@ def _fail(message: str, status: int = 1) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     from optmech.progress import activity, reporting
-    from optmech.resources import memory_budget
+    from optmech.resources import memory_budget, work_budget
 
     parser = build_parser()
-    options = frozenset()
+    args = None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             warnings.simplefilter("error", RuntimeWarning)
             warnings.simplefilter("error", UserWarning)
             args = parser.parse_args(argv)
-            options = args._options
             with reporting(lines=True, quiet=args.quiet), memory_budget(args.max_memory), \
-                    activity(args._prog.removeprefix("optmech ")):
+                    work_budget(args.max_work), activity(args._prog.removeprefix("optmech ")):
                 return int(args.func(args) or 0)
     except InvalidArgumentError as error:
-        fail_usage(str(_cli_spelling(error, options)))
+        fail_usage(str(_cli_spelling(error, getattr(args, "_options", frozenset()))))
     except KeyboardInterrupt:
         print("optmech: interrupted", file=sys.stderr)
         return 130

@@ -7,7 +7,9 @@ import json
 import math
 import os
 import re
+import stat
 import sys
+import tempfile
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -15,7 +17,7 @@ import numpy as np
 
 from optmech.jsonable import to_jsonable
 from optmech.unbounded import Unbounded
-from optmech.validation import InvalidArgumentError, NonFiniteResultError
+from optmech.validation import InvalidArgumentError, NonFiniteResultError, refuse_overflow
 
 __all__ = [
     "MAX_GRID_POINTS",
@@ -25,6 +27,7 @@ __all__ = [
     "add_csv_flag",
     "add_json_flag",
     "add_sweep_flags",
+    "api_type",
     "emit",
     "fail_usage",
     "float_list",
@@ -34,6 +37,7 @@ __all__ = [
     "names",
     "nonnegative_float",
     "number",
+    "check_writable_path",
     "one_line",
     "output_dir",
     "output_file",
@@ -66,11 +70,25 @@ def fail_usage(message: str) -> None:
 class OneLineParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors are one line on stderr (no usage block), and that
     reads ``--scores -1,0,2`` and ``--scores=-1,0,2`` alike (argparse would take a value
-    starting with ``-`` that is not a plain number for an option)."""
+    starting with ``-`` that is not a plain number for an option).
+
+    Every option's value is converted under
+    :func:`~optmech.validation.refuse_overflow`: a value whose own arithmetic overflows a
+    double (a grid ``-1e308:1e308:3``, a log grid at the largest double) is bad input, one
+    line and exit status 2 naming the option, never a numerical warning from inside the
+    parser."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = _NEGATIVE_VALUE
+
+    def _get_value(self, action, arg_string):
+        try:
+            with refuse_overflow("value", arg_string):
+                return super()._get_value(action, arg_string)
+        except InvalidArgumentError:
+            raise argparse.ArgumentError(action, f"{_short(arg_string)} overflows the double "
+                                                 "range in its arithmetic") from None
 
     def error(self, message: str):  # noqa: D401 - argparse API
         fail_usage(f"{self.prog}: {message}")
@@ -189,9 +207,15 @@ def names(known: Sequence[str], many: bool = False) -> Callable[[str], str | lis
 def float_range(text: str) -> list[float]:
     """argparse type: ``START:STOP:NUM`` (NUM evenly spaced values, both ends included),
     ``START:STOP:NUM:log`` (NUM values evenly spaced on a log scale; START, STOP > 0), or a
-    comma-separated list."""
+    comma-separated list; at most :data:`MAX_GRID_POINTS` values either way.  Any two
+    finite ends give finite points (the step may exceed the double range: ``-1e308:1e308:3``
+    is ``-1e308, 0, 1e308``)."""
     if ":" not in text:
-        return float_list(text)
+        values = float_list(text)
+        if len(values) > MAX_GRID_POINTS:
+            raise argparse.ArgumentTypeError(f"at most {MAX_GRID_POINTS} values, got "
+                                             f"{len(values)}")
+        return values
     parts = text.split(":")
     spacing = parts.pop().strip().lower() if len(parts) == 4 else "linear"
     if len(parts) != 3 or spacing not in ("linear", "log"):
@@ -202,42 +226,109 @@ def float_range(text: str) -> list[float]:
     if not 1 <= num <= MAX_GRID_POINTS:
         raise argparse.ArgumentTypeError(f"NUM must be in 1..{MAX_GRID_POINTS}, got "
                                          f"{_short(parts[2])}")
-    if spacing == "log":
-        if not (start > 0 and stop > 0):
-            raise argparse.ArgumentTypeError(f"a log grid needs START, STOP > 0, got "
-                                             f"{_short(text)}")
-        return np.geomspace(start, stop, num).tolist()
-    return np.linspace(start, stop, num).tolist()
+    if spacing == "log" and not (start > 0 and stop > 0):
+        raise argparse.ArgumentTypeError(f"a log grid needs START, STOP > 0, got "
+                                         f"{_short(text)}")
+    return _grid(start, stop, num, spacing == "log").tolist()
+
+
+def _grid(start: float, stop: float, num: int, log: bool) -> np.ndarray:
+    """numpy's ``linspace``/``geomspace`` where their arithmetic stays finite; otherwise
+    (ends near the largest double) the same points as convex combinations
+    ``(1 - t) start + t stop`` (of the logarithms for a log grid), which cannot overflow,
+    kept within the ends."""
+    with np.errstate(all="ignore"):
+        points = np.geomspace(start, stop, num) if log else np.linspace(start, stop, num)
+        if not np.isfinite(points).all():
+            t = np.linspace(0.0, 1.0, num)
+            if log:
+                points = np.exp((1 - t) * math.log(start) + t * math.log(stop))
+            else:
+                points = (1 - t) * start + t * stop
+            points = np.clip(points, min(start, stop), max(start, stop))
+    points[0], points[-1] = start, stop
+    return points
+
+
+def _name_limits(folder: Path) -> tuple[int, int]:
+    """The longest file name and path the file system holding ``folder`` accepts."""
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX"), os.pathconf(folder, "PC_PATH_MAX")
+    except (OSError, ValueError):
+        return 255, 4096
+
+
+def _existing_folder(path: Path) -> Path:
+    """The nearest folder above ``path`` that exists (``.`` for a bare name)."""
+    folder = path.parent if str(path.parent) else Path(".")
+    while folder != folder.parent and not os.path.lexists(folder):   # (never raises)
+        folder = folder.parent
+    return folder
+
+
+def check_writable_path(text: str, what: str = "file") -> Path:
+    """``text`` as a path a command may write a ``what`` (``"file"`` or ``"folder"``) at,
+    checked before any work: a name the file system accepts (no component longer than its
+    NAME_MAX, the whole path shorter than its PATH_MAX); an existing file must be a
+    regular file (never a FIFO, a device or a socket, whose open would block or write
+    elsewhere), an existing folder a folder; and the folder it goes into must let us
+    create a file there, which is tried (a temporary file, removed at once), so
+    ``/proc/...`` or a read-only mount is refused even for root.  A new folder may go into
+    an existing folder only.  :class:`argparse.ArgumentTypeError` otherwise."""
+    path = Path(text)
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a {what} name, got ''")
+    name_max, path_max = _name_limits(_existing_folder(path))
+    longest = max((len(os.fsencode(part)) for part in path.parts), default=0)
+    if longest > name_max or len(os.fsencode(os.path.abspath(text))) >= path_max:
+        raise argparse.ArgumentTypeError(
+            f"the path {_short(text)} is too long for its file system (a name of at most "
+            f"{name_max} bytes, a path of fewer than {path_max})")
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as error:
+        raise argparse.ArgumentTypeError(f"cannot use {_short(text)} ({error.strerror})") \
+            from None
+    folder = path if what == "folder" and mode is not None else \
+        path.parent if str(path.parent) else Path(".")
+    wrong = (mode is not None and not (stat.S_ISDIR(mode) if what == "folder"
+                                       else stat.S_ISREG(mode)))
+    if wrong or not folder.is_dir() or not _can_create_in(folder):
+        kind = "a regular file" if what == "file" else "a folder"
+        raise argparse.ArgumentTypeError(
+            f"cannot write {_short(text)}: it must be {kind} (or a new one) in an existing "
+            "folder we may create files in")
+    return path
+
+
+def _can_create_in(folder: Path) -> bool:
+    """Whether a file can be created in ``folder`` (tried, then removed)."""
+    try:
+        handle, name = tempfile.mkstemp(dir=folder, prefix=".optmech-write-check-")
+    except OSError:
+        return False
+    os.close(handle)
+    os.unlink(name)
+    return True
 
 
 def output_file(suffixes: Sequence[str] = (".png",)):
-    """argparse type: a file path to write, ending in one of ``suffixes``, whose folder exists
-    and is writable (checked before any work)."""
+    """argparse type: a file path to write, ending in one of ``suffixes``, checked by
+    :func:`check_writable_path` before any work."""
     def parse(text: str) -> Path:
-        path = Path(text)
-        if not text.strip() or path.suffix.lower() not in suffixes:
+        if Path(text).suffix.lower() not in suffixes:
             raise argparse.ArgumentTypeError(
                 f"expected a file name ending in {' or '.join(suffixes)}, got {_short(text)}")
-        folder = path.parent if str(path.parent) else Path(".")
-        if path.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK):
-            raise argparse.ArgumentTypeError(f"cannot write {_short(text)} (its folder must "
-                                             "exist and be writable)")
-        return path
+        return check_writable_path(text, "file")
     return parse
 
 
 def output_dir(text: str) -> Path:
-    """argparse type: a folder to write into: an existing writable folder, or a new one whose
-    parent folder exists and is writable (not a file)."""
-    path = Path(text)
-    if not text.strip():
-        raise argparse.ArgumentTypeError("expected a folder name, got ''")
-    existing = path if path.exists() else path.parent if str(path.parent) else Path(".")
-    if (path.exists() and not path.is_dir()) or not existing.is_dir() \
-            or not os.access(existing, os.W_OK):
-        raise argparse.ArgumentTypeError(f"cannot write into {_short(text)} (a writable "
-                                         "folder, or a new one in a writable folder)")
-    return path
+    """argparse type: a folder to write into: an existing folder, or a new one in an
+    existing folder, checked by :func:`check_writable_path` before any work."""
+    return check_writable_path(text, "folder")
 
 
 def add_actions(parser: argparse.ArgumentParser, metavar: str = "ACTION"):
@@ -254,27 +345,43 @@ def add_sweep_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=positive_int, default=1,
                         help="run cells on a local process pool of this size (default 1; "
                              "capped at the number of cores)")
-    parser.add_argument("--dask-scheduler", metavar="ADDRESS",
+    parser.add_argument("--dask-scheduler", metavar="ADDRESS", type=_scheduler_address,
                         help="send the cells to an existing Dask cluster (tcp://host:port; "
-                             "connected to before the sweep starts)")
+                             "connected to, with a Dask handshake, before the sweep starts)")
     parser.add_argument("--cache", metavar="DIR", type=output_dir,
                         help="cache finished cells here, so an interrupted sweep resumes")
 
 
-def add_common_flags(parser: argparse.ArgumentParser) -> None:
-    """The options of every command: ``--max-memory`` (the memory budget of
-    :mod:`optmech.resources`) and ``--quiet`` (no progress on stderr)."""
-    from optmech.resources import parse_size
+def _scheduler_address(text: str) -> str:
+    """argparse type: a Dask scheduler address (:func:`optmech.sweep.scheduler_address`)."""
+    from optmech.sweep import scheduler_address
 
-    def size(text: str) -> int:
+    return api_type(scheduler_address)(text)
+
+
+def api_type(check: Callable[[str], object]) -> Callable[[str], object]:
+    """An argparse type from an API check that raises :class:`InvalidArgumentError`."""
+    def parse(text: str):
         try:
-            return parse_size(text)
+            return check(text)
         except InvalidArgumentError as error:
-            raise argparse.ArgumentTypeError(error.allowed) from None
+            raise argparse.ArgumentTypeError(f"{error.allowed}; got {_short(text)}") from None
+    return parse
 
-    parser.add_argument("--max-memory", type=size, default=None, metavar="SIZE",
+
+def add_common_flags(parser: argparse.ArgumentParser) -> None:
+    """The options of every command: ``--max-memory`` and ``--max-work`` (the memory and
+    work budgets of :mod:`optmech.resources`) and ``--quiet`` (no progress on stderr)."""
+    from optmech.resources import DEFAULT_WORK_SECONDS, parse_duration, parse_size
+
+    parser.add_argument("--max-memory", type=api_type(parse_size), default=None,
+                        metavar="SIZE",
                         help="refuse work estimated to need more memory than this (e.g. "
                              "16GiB; default: half the memory available)")
+    parser.add_argument("--max-work", type=api_type(parse_duration), default=None,
+                        metavar="SECONDS",
+                        help="refuse work estimated to need more CPU time than this (e.g. "
+                             f"90s, 30min, 2h; default {DEFAULT_WORK_SECONDS / 3600:g} h)")
     parser.add_argument("--quiet", action="store_true",
                         help="no progress on stderr (a bar on a terminal, a status line "
                              "every few seconds otherwise); errors are still reported")

@@ -2,8 +2,11 @@
 checkout.
 
 The benchmarks live in the repository's ``benchmarks/`` folder (not installed with the
-package: they write their tables into that folder), so this command needs a source checkout:
-the current directory or the one the ``optmech`` package was installed from in editable mode.
+package: they write their tables into that folder), so this command needs a source
+checkout: the one the running ``optmech`` package comes from (a clone, or an editable
+install of one), found by the package's own location.  The current folder plays no part:
+a ``benchmarks/`` folder planted where the command runs is never imported or run.
+Installed from a wheel, the command refuses (exit status 2) and says it needs a checkout.
 A full run writes ``benchmarks/results/*.md`` and ``benchmarks/RESULTS.md``; ``--quick``
 (small sizes, a few minutes) writes into ``benchmarks/results/quick/`` only.  ``--json``
 prints one JSON object: ``quick``, ``modules``, ``seconds`` (each module's wall seconds),
@@ -23,19 +26,21 @@ from optmech.validation import InvalidArgumentError
 
 
 def benchmarks_checkout() -> Path:
-    """The repository root holding ``benchmarks/__main__.py``: the current directory first,
-    then the parent of the ``optmech`` package (an editable install)."""
-    for root in (Path.cwd(), Path(optmech.__file__).resolve().parent.parent):
-        if (root / "benchmarks" / "__main__.py").is_file():
-            return root
-    raise InvalidArgumentError("checkout", str(Path.cwd()),
-                               "a source checkout of optmech (benchmarks/ is not installed "
-                               "with the package): run this from the repository")
+    """The source checkout the running ``optmech`` package comes from: the folder above
+    the package, when it holds ``pyproject.toml`` and ``benchmarks/__main__.py``."""
+    root = Path(optmech.__file__).resolve().parent.parent
+    if (root / "pyproject.toml").is_file() and (root / "benchmarks" / "__main__.py").is_file():
+        return root
+    raise InvalidArgumentError("optmech bench", str(root),
+                               "run from a source checkout of optmech (git clone, then pip "
+                               "install -e .): the benchmarks are not installed with the "
+                               "package")
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "bench", help="run the benchmarks and write benchmarks/RESULTS.md",
+        "bench", help="run the benchmarks and write benchmarks/RESULTS.md (needs a source "
+                      "checkout)",
         description="Run every benchmark module (python -m benchmarks) of the source "
                     "checkout: times as medians with min/max over at least 5 runs, ratios "
                     "against baselines measured in the same run.")
@@ -57,6 +62,7 @@ def run_bench(args: argparse.Namespace) -> int:
     for name in args.only:
         if name not in known:
             raise InvalidArgumentError("--only", name, "one of " + ", ".join(known))
+    # run in the checkout: `-m benchmarks` imports the checkout's own package
     command = [sys.executable, "-m", "benchmarks", *(["--quick"] if args.quick else [])]
     for name in args.only:
         command += ["--only", name]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from optmech.cli._common import (
+    api_type,
     add_actions,
     add_csv_flag,
     add_json_flag,
@@ -23,6 +24,21 @@ from optmech.tables import text_table
 # argparse type: comma-separated names, either spelling (rnm-laplace, rnm_laplace)
 mechanism_list = names(MECHANISM_NAMES, many=True)
 
+# CPU milliseconds per score vector (100 candidates) and epsilon of each mechanism's exact
+# expected squared error, measured on 2 cores under a load of 6 and rounded up: an upper
+# estimate for the work budget (--max-work).
+MS_PER_TRIAL = {"rnm": 0.5, "gem": 1.0, "mgem": 1.0, "combined_gem": 2.0, "rs_gamma": 6.0,
+                "rs_gamma_tnb": 5.0, "uniform": 0.2}
+
+
+def scenario_key(text: str) -> str:
+    """argparse type: a scenario key, 1..8 or sweep:T with a finite T (checked by building
+    the scenario, which is cheap)."""
+    from optmech.heterogeneous.scenarios import scenario_from_key
+
+    api_type(scenario_from_key)(text)
+    return text
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -38,7 +54,7 @@ def register(subparsers) -> None:
                     "intervals.  Scenarios 1-3 are deterministic: one exact value.  "
                     "Scenario keys: 1..8, or sweep:T for the correlation sweep of "
                     "Figure 10 (T in -5, -0.8, -0.3, 0, 0.3, 0.8, 5 in the paper).")
-    run_parser.add_argument("--scenario", required=True,
+    run_parser.add_argument("--scenario", required=True, type=scenario_key,
                             help="1..8, or sweep:T (e.g. sweep:0.3)")
     run_parser.add_argument("--eps", required=True, type=float_range,
                             help="epsilons: START:STOP:NUM (evenly spaced), "
@@ -61,8 +77,12 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from optmech.heterogeneous.scenarios import run_scenario, scenario_from_key
+    from optmech.resources import require_work
 
     scen = scenario_from_key(args.scenario, seed=args.seed)
+    trials = 1 if scen.deterministic else args.trials
+    require_work(trials * len(args.eps) * sum(MS_PER_TRIAL[m] for m in args.mechanisms)
+                 / 1000, "--trials", args.trials)
     result = run_scenario(scen, args.eps, trials=args.trials, mechanisms=args.mechanisms,
                           rng=np.random.default_rng(args.seed + 1), **sweep_options(args))
     if args.plot:

@@ -7,23 +7,28 @@ one object per identity (keys ``name``, ``paper``, ``source``, ``method``, ``sta
 ``counts`` tallies them (``total``, ``verified``, ``erratum``, ``failed``).
 ``regenerate`` writes ``identities.md`` (the checked identities) and ``claims.md`` (the
 claims inventory, :mod:`proofs.claims`); with ``--json`` it prints one object
-``{"written": [paths], "identities": counts, "claims": counts}``.  Both exit with
-status 0 only when no identity is ``failed`` (1 otherwise); bad input exits with status 2.
+``{"written": [paths], "identities": counts, "claims": counts}``.  ``check`` exits with
+status 0 only when no identity is ``failed`` (1 otherwise); ``regenerate`` writes only from
+a run in which every check passed: when one failed it writes nothing, says so in one line
+(how many failed, the first one's name) and exits with status 1.  Bad input exits with
+status 2.
 
 Where ``regenerate`` writes: ``--output FILE`` and ``--claims-output FILE``; by default the
 ``docs`` folder of the source checkout when optmech runs from one, else ``docs`` under the
 current directory (created if missing); the claims file defaults to ``claims.md`` beside
-the identities file.  Both paths are checked before any identity is checked.
+the identities file.  Both paths are checked before any identity is checked
+(:func:`~optmech.cli._common.check_writable_path`: a regular file or a new one, never a
+FIFO, in a folder we may create files in, with a name the file system accepts).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
+import sys
 from pathlib import Path
 
-from optmech.cli._common import add_actions, emit
+from optmech.cli._common import add_actions, check_writable_path, emit
 from optmech.progress import progress
 from optmech.validation import InvalidArgumentError
 
@@ -107,14 +112,13 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _writable_file(option: str, path: Path) -> Path:
-    """``path`` if a file can be written there (not a directory; its folder exists and is
-    writable), else :class:`InvalidArgumentError` naming ``option``."""
-    path = Path(path)
-    if path.is_dir() or not path.parent.is_dir():
-        raise InvalidArgumentError(option, str(path), "a file in an existing directory")
-    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise InvalidArgumentError(option, str(path), "a file we may write")
-    return path
+    """``path`` if a file can be written there (:func:`check_writable_path`), else
+    :class:`InvalidArgumentError` naming ``option``."""
+    try:
+        return check_writable_path(str(path), "file")
+    except argparse.ArgumentTypeError as error:
+        raise InvalidArgumentError(option, str(path), f"a file we may write ({error})") \
+            from None
 
 
 def _default_docs() -> Path:
@@ -154,6 +158,12 @@ def run_regenerate(args: argparse.Namespace) -> int:
     identities_path, claims_path = output_paths(args.output, args.claims_output)
     inventory = claims()
     outcomes = _run(None)
+    failed = [o.identity.name for o in outcomes if o.status == "failed"]
+    if failed:
+        print(f"optmech: error: {len(failed)} of {len(outcomes)} identities failed their "
+              f"check (first: {failed[0]}; `optmech proofs check --only {failed[0]}` shows "
+              "why); nothing written", file=sys.stderr)
+        return 1
     write(outcomes, identities_path)
     write_claims(claims_path, inventory)
     if args.json:

@@ -27,6 +27,17 @@ discrete problem is cheaper than the continuous one by ``O((eps * spacing)^2)``:
 grid with the optimal offsets adds an oscillating term of the same order (tests bound the
 error by ``(eps spacing)^2 f``); ``benchmarks/results/dilp.md`` tabulates the convergence.
 
+Range and budgets.  The discretised LP is solved for ``eps`` in :data:`EPSILON_RANGE` =
+[1e-3, 1e3]: beyond it the costs (``h`` over a window of width ``O(1/eps)``) and the ring's
+decay factors ``e^{eps spacing}`` leave the range HiGHS solves reliably (measured: solver
+errors and primal/dual pairs 3x apart at ``eps = 1e4``, overflow on the ring beyond); on
+the ring a grid whose spacing makes ``eps spacing`` exceed 20 is refused as too coarse.  Its
+memory (the Laplace comparison holds a chain length squared of doubles) and CPU time are
+estimated from the layout before anything is built (:func:`estimated_seconds`: per chain
+``0.005 + 3e-7 m^2`` s for ``m`` columns with ``"chains"``, ``2.7e-9 columns^2.35`` s for
+``"joint"``, fitted to timings of both methods at k = 1, 2 on 2 cores under load) and
+refused, naming ``grid``, beyond the budgets of :mod:`optmech.resources`.
+
 ``laplace_cost`` (offsets ``laplace_offsets``) is the continuous Laplace cost (Theorem 19's
 ``f_h(eps, k)`` on the line,
 :func:`~optmech.multiselect.ring.ring_laplace_response` on the ring);
@@ -50,6 +61,7 @@ from lp_models.program import LinearProgram, solve
 from optmech.multiselect.offsets import check_results, optimal_response, resolve_disutility
 from optmech.multiselect.ring import ring_laplace_response, wrap
 from optmech.progress import progress
+from optmech.resources import require_memory, require_work
 from optmech.validation import (
     InvalidArgumentError,
     check_choice,
@@ -58,11 +70,16 @@ from optmech.validation import (
     check_positive,
 )
 
-__all__ = ["DilpResult", "MAX_COLUMNS", "solve_dilp"]
+__all__ = ["DilpResult", "EPSILON_RANGE", "MAX_COLUMNS", "estimated_seconds", "solve_dilp"]
 
 #: Largest LP (primal columns) :func:`solve_dilp` accepts.
 MAX_COLUMNS = 3_000_000
+#: The privacy parameters the discretised LP is solved for (module docstring).
+EPSILON_RANGE = (1e-3, 1e3)
 _FEASIBILITY = 1e-7
+# Largest eps * spacing on the ring: its LP's coefficients e^(eps spacing) stay below e^20
+# (at e^40 HiGHS refused the model, at e^15 primal and dual agreed to 1e-7).
+_MAX_RING_DECAY = 20.0
 
 
 @dataclass(frozen=True, repr=False)
@@ -170,13 +187,27 @@ def _ring_layout(k, epsilon, grid, disutility):
     if 2 * math.pi / grid > min_gap / 4 or grid < 8:
         raise InvalidArgumentError("grid", grid, f"at least {max(needed, 8)} points on the ring "
                                                  f"(spacing <= smallest gap {min_gap:.4g} / 4)")
+    if epsilon * 2 * math.pi / grid > _MAX_RING_DECAY:
+        raise InvalidArgumentError("grid", grid, f"at least "
+                                   f"{math.ceil(epsilon * 2 * math.pi / _MAX_RING_DECAY)} points "
+                                   f"on the ring at eps = {epsilon:g} (the LP's factors "
+                                   f"e^(eps spacing) stay below e^{_MAX_RING_DECAY:g})")
     return laplace
 
 
-def _estimated_columns(geometry, k, grid, spread_steps, margin_steps):
+def _estimated_chains(geometry, k, grid, spread_steps, margin_steps) -> tuple[int, int]:
+    """``(chains, columns per chain)`` of the layout (upper estimates)."""
     if geometry == "ring":
-        return grid * math.comb(grid + k - 2, k - 1)
-    return math.comb(spread_steps + k - 1, k - 1) * (spread_steps + 2 * margin_steps + 1)
+        return math.comb(grid + k - 2, k - 1), grid
+    return math.comb(spread_steps + k - 1, k - 1), spread_steps + 2 * margin_steps + 1
+
+
+def estimated_seconds(method: str, chains: int, length: int) -> float:
+    """Upper estimate of the CPU seconds of solving (primal and dual) ``chains`` chains of
+    ``length`` columns each (module docstring)."""
+    if method == "chains":
+        return chains * (0.005 + 3e-7 * length**2)
+    return 2.7e-9 * float(chains * length) ** 2.35
 
 
 def _best_discrete_laplace(model: DilpModel) -> float:
@@ -266,6 +297,11 @@ def solve_dilp(k: int, epsilon: float, grid: int | None = None, ring: bool = Fal
     """
     k = check_results(k)
     epsilon = check_positive(epsilon, "epsilon")
+    if not EPSILON_RANGE[0] <= epsilon <= EPSILON_RANGE[1]:
+        raise InvalidArgumentError("epsilon", epsilon, f"a number in [{EPSILON_RANGE[0]:g}, "
+                                   f"{EPSILON_RANGE[1]:g}] for the discretised DILP (beyond "
+                                   "it the LP's coefficients leave the range HiGHS solves "
+                                   "reliably)")
     method = check_choice(method, "method", ("chains", "joint"))
     disutility = resolve_disutility(h, epsilon)
     grid = check_integer((400 if k <= 2 else 100) if grid is None else grid, "grid", minimum=3)
@@ -273,15 +309,19 @@ def solve_dilp(k: int, epsilon: float, grid: int | None = None, ring: bool = Fal
         if spread is not None or margin is not None:
             raise InvalidArgumentError("spread/margin", (spread, margin), "None on the ring")
         laplace = _ring_layout(k, epsilon, grid, disutility)
-        columns = _estimated_columns("ring", k, grid, 0, 0)
+        chains, length = _estimated_chains("ring", k, grid, 0, 0)
     else:
         grid += 1 - grid % 2
         laplace, spacing, spread_steps, margin_steps = _line_layout(
             k, epsilon, grid, disutility, spread, margin)
-        columns = _estimated_columns("line", k, grid, spread_steps, margin_steps)
+        chains, length = _estimated_chains("line", k, grid, spread_steps, margin_steps)
+    columns = chains * length
     if columns > MAX_COLUMNS:
         raise InvalidArgumentError("grid", grid, f"small enough for at most {MAX_COLUMNS} LP "
                                                  f"columns (this needs about {columns})")
+    # the Laplace comparison holds three (length x length) arrays of one chain
+    require_memory(24 * length**2, "grid", grid)
+    require_work(estimated_seconds(method, chains, length), "grid", grid)
     h_lp = None if disutility.is_identity else disutility.function
     model = (ring_dilp(k, epsilon, grid, h_lp) if ring
              else line_dilp(k, epsilon, spacing, spread_steps, margin_steps, h_lp))

@@ -30,8 +30,14 @@ support's edges are piece ends), exact to rounding.  Every piece is non-negative
 sum has no cancellation: the cost is accurate to about 1e-14 relative for every k (tests:
 the closed form ``ln(1 + 1/K) / eps`` of the optimal Laplace offsets for k = 2K up to
 10^6, and an mpmath reference at 50 digits), until the cells are so narrow that the offsets
-themselves are subnormal numbers (eps near 1e300 with many results).  Other ``h`` are integrated cell by cell
-(split at ``a_i`` and at 0) with ``scipy.integrate.quad`` to 1e-12 relative.
+themselves are subnormal numbers (eps near 1e300 with many results; multi-selection takes
+eps in :func:`~optmech.multiselect.offsets.epsilon_range`, 1e±300 for the identity).  Other ``h``
+are integrated cell by cell (split at ``a_i`` and at 0) with ``scipy.integrate.quad`` to
+1e-12 relative, at unit scale: ``x = eps y``, so that no integral spans ``1/eps`` (at
+``eps = 1e-6`` the raw integrals did not converge), with ``h(t / eps) = eps^-p h(t)``
+for a homogeneous ``h`` (:meth:`~optmech.multiselect.offsets.Disutility.at_unit_scale`);
+about 5 ms of CPU per result at most, counted against the work budget
+(:func:`~optmech.resources.require_work`, naming ``k``).
 
 Appendix A.3 (Theorem 24).  For ``k`` results take ``K = (k + 1) // 2`` and the ``2K - 1``
 offsets ``{0, +-a_1, ..., +-a_{K-1}}`` with ``a_i`` the ``i/K`` quantile of ``|Y|`` (the
@@ -49,8 +55,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, special, stats
 
-from optmech.multiselect.offsets import check_results, resolve_disutility
-from optmech.validation import check_choice, check_positive, check_scores
+from optmech.multiselect.offsets import check_epsilon, check_results, resolve_disutility
+from optmech.resources import require_work
+from optmech.validation import check_choice, check_scores
 
 __all__ = [
     "NOISE_FAMILIES",
@@ -72,7 +79,7 @@ class SymmetricNoise:
 
     def __post_init__(self):
         check_choice(self.family, "noise", NOISE_FAMILIES)
-        object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon"))
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
 
     @property
     def scale(self) -> float:
@@ -159,6 +166,7 @@ def expected_cost(offsets, epsilon: float, h=None,
     upper = np.concatenate([mids, [np.inf]])
     if disutility.is_identity:
         return _identity_cost(a, lower, upper, noise)
+    require_work(a.size * _QUAD_SECONDS_PER_RESULT, "k", a.size)
     return _quadrature_cost(a, lower, upper, noise, disutility)
 
 
@@ -168,6 +176,9 @@ def expected_cost(offsets, epsilon: float, h=None,
 _NARROW = 1.0
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(6)
 _BLOCK = 1 << 18  # cells per block of the (cells x nodes) quadrature arrays
+# CPU seconds of the quadrature per result (cell), other h than the identity: measured
+# 0.2-4 ms at k = 1001 on 2 cores under load; the work budget's estimate.
+_QUAD_SECONDS_PER_RESULT = 5e-3
 
 
 def _identity_cost(a, lower, upper, noise: SymmetricNoise) -> float:
@@ -223,6 +234,12 @@ def _gauss_legendre(noise, a: np.ndarray, left: np.ndarray, right: np.ndarray) -
 
 
 def _quadrature_cost(a, lower, upper, noise: SymmetricNoise, h) -> float:
+    if isinstance(noise, SymmetricNoise) and noise.epsilon != 1.0:
+        # at unit scale (y = x / eps): E h(|Y - a|) = c E g(|X - eps a|), h(t/eps) = c g(t)
+        unit, factor = h.at_unit_scale(noise.epsilon)
+        eps = noise.epsilon
+        return factor * _quadrature_cost(a * eps, lower * eps, upper * eps,
+                                         SymmetricNoise(noise.family, 1.0), unit)
     pdf = noise.pdf
     low, high = noise.support
     total = 0.0
@@ -253,6 +270,6 @@ def quantile_offsets(k: int, epsilon: float, noise: str | SymmetricNoise = "lapl
 def quantile_cost_bound(k: int, epsilon: float) -> float:
     """Theorem 24's explicit bound ``(e (1 + ln K) + 1) / (epsilon K)``, ``K = (k+1)//2``."""
     k = check_results(k)
-    epsilon = check_positive(epsilon, "epsilon")
+    epsilon = check_epsilon(epsilon)
     K = (k + 1) // 2
     return (math.e * (1.0 + math.log(K)) + 1.0) / (epsilon * K)

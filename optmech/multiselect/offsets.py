@@ -57,6 +57,18 @@ checked it against unconstrained multi-start minimisation over ``R^k`` for
 ``h in {t, t^2, sqrt(t), t^0.2, log(1+t)}``, k <= 6, and against the discretised DILP
 (:mod:`lp_models.dilp`), which optimises over all offsets and all noises, for k = 2, 3.
 
+Scale.  A named ``h`` other than ``log1p`` is homogeneous, ``h(t / eps) = eps^-p h(t)``
+(``p`` = 1, 2, 1/2, 3 for identity, square, sqrt, cube), so the recurrence runs once at
+``eps = 1`` and ``f_h(eps, k) = eps^-p f_h(1, k)`` with offsets ``A / eps``: exact, and no
+integral ever sees a scale of ``1/eps``.  ``log1p`` and user functions run the recurrence
+on ``h(t / eps)`` at unit scale.  Multi-selection computes for ``eps`` in
+:func:`epsilon_range`: ``[10^-E, 10^E]`` with ``E = 300 / max(p, 1)`` for a homogeneous
+``h`` of degree ``p`` (1e±300 for the identity and sqrt, 1e±150 for square, 1e±100 for
+cube), 1e±300 for ``log1p`` (between the identity and a logarithm) and for the noise alone,
+1e±100 for a user function.  There every cost, offset and noise scale is a normal double
+(``h = cube`` at ``eps = 1e-100`` costs about 6e300; a test sweeps every range on a log
+grid); :func:`check_epsilon` refuses the rest up front, with the range.
+
 Accuracy of the general-``h`` recurrence: each integral by adaptive Gauss-Kronrod
 (``scipy.integrate.quad``, relative tolerance 1e-12), each root by Brent's method to 1e-15
 relative.  ``D -> D_{b+1}`` has derivative ``e^{-2 y_b} < 1`` (envelope theorem), so errors
@@ -82,8 +94,10 @@ __all__ = [
     "DISUTILITIES",
     "Disutility",
     "ServerResponse",
+    "check_epsilon",
     "closed_form_cost",
     "closed_form_offsets",
+    "epsilon_range",
     "optimal_response",
     "resolve_disutility",
 ]
@@ -97,12 +111,39 @@ DISUTILITIES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "log1p": lambda t: np.log1p(t, dtype=float),
 }
 
+#: Degree ``p`` of the named disutilities that are homogeneous: ``h(c t) = c^p h(t)``.
+_DEGREES = {"identity": 1.0, "square": 2.0, "sqrt": 0.5, "cube": 3.0}
 _QUAD_RTOL = 1e-12
+
+
+def epsilon_range(h: "Disutility | None" = None) -> tuple[float, float]:
+    """The privacy parameters multi-selection computes for with disutility ``h`` (None:
+    the noise alone); module docstring."""
+    if h is None or h.name == "log1p":          # a user function is never named log1p
+        degree = 1.0
+    else:
+        degree = h.degree if h.degree is not None else 3.0
+    exponent = 300.0 / max(degree, 1.0)
+    return 10.0 ** -exponent, 10.0 ** exponent
+
+
+def check_epsilon(epsilon, h: "Disutility | None" = None) -> float:
+    """``epsilon`` if it lies in :func:`epsilon_range` of ``h``, else
+    :class:`InvalidArgumentError` with the range."""
+    value = check_positive(epsilon, "epsilon")
+    lo, hi = epsilon_range(h)
+    if not lo <= value <= hi:
+        what = "" if h is None else f" with h = {h.name}"
+        raise InvalidArgumentError("epsilon", epsilon, f"a number in [{lo:.3g}, {hi:.3g}]"
+                                   f"{what} (beyond it the costs, offsets or noise scales "
+                                   "of multi-selection leave the range of normal doubles)")
+    return value
 
 
 @dataclass(frozen=True)
 class Disutility:
-    """A validated increasing disutility ``h`` (vectorised), with the name it was given by."""
+    """A validated increasing disutility ``h`` (vectorised), with the name it was given by;
+    ``degree`` is ``p`` when ``h`` is homogeneous of degree ``p`` (named functions only)."""
 
     name: str
     function: Callable[[np.ndarray], np.ndarray]
@@ -110,6 +151,19 @@ class Disutility:
     @property
     def is_identity(self) -> bool:
         return self.name == "identity"
+
+    @property
+    def degree(self) -> float | None:
+        return _DEGREES.get(self.name) if self.function is DISUTILITIES.get(self.name) \
+            else None
+
+    def at_unit_scale(self, epsilon: float) -> tuple["Disutility", float]:
+        """``(g, c)`` with ``h(t / epsilon) = c g(t)``: ``(h, epsilon^-p)`` for a
+        homogeneous ``h``, else ``(t -> h(t / epsilon), 1)``."""
+        if self.degree is not None:
+            return self, epsilon ** -self.degree
+        function = self.function
+        return Disutility(self.name, lambda t: function(np.asarray(t) / epsilon)), 1.0
 
     def __call__(self, t):
         return self.function(t)
@@ -134,8 +188,9 @@ def resolve_disutility(h=None, epsilon: float = 1.0) -> Disutility:
     condition (2)), strictly increasing, and growth slower than ``e^{eps t}`` (so the cost
     under Laplace noise is finite; the paper's condition (3) is a version of this).
     """
-    epsilon = check_positive(epsilon, "epsilon")
+    epsilon = check_epsilon(epsilon)
     if isinstance(h, Disutility):
+        check_epsilon(epsilon, h)
         return h
     allowed = "None, a callable, or one of " + ", ".join(DISUTILITIES)
     if h is None:
@@ -143,7 +198,9 @@ def resolve_disutility(h=None, epsilon: float = 1.0) -> Disutility:
     if isinstance(h, str):
         if h not in DISUTILITIES:
             raise InvalidArgumentError("h", h, allowed)
-        return Disutility(h, DISUTILITIES[h])  # the named functions satisfy the checks
+        named = Disutility(h, DISUTILITIES[h])  # the named functions satisfy the checks
+        check_epsilon(epsilon, named)
+        return named
     if callable(h):
         name, function = getattr(h, "__name__", "custom"), _vectorised(h)
         if name in DISUTILITIES or name == "<lambda>":
@@ -169,7 +226,9 @@ def resolve_disutility(h=None, epsilon: float = 1.0) -> Disutility:
     if not values[-1] * math.exp(-200.0) < 1e-6 * typical:
         raise InvalidArgumentError(
             "h", h, increasing + " growing slower than exp(eps t) (else the cost is infinite)")
-    return Disutility(name, function)
+    custom = Disutility(name, function)
+    check_epsilon(epsilon, custom)
+    return custom
 
 
 @dataclass(frozen=True, repr=False)
@@ -207,7 +266,7 @@ def check_results(k) -> int:
 
 
 def _check_k_eps(k, epsilon) -> tuple[int, float]:
-    return check_results(k), check_positive(epsilon, "epsilon")
+    return check_results(k), check_epsilon(epsilon)
 
 
 def closed_form_cost(k: int, epsilon: float) -> float:
@@ -311,10 +370,11 @@ def optimal_response(k: int, epsilon: float, h=None) -> ServerResponse:
         raise InvalidArgumentError("k", k, f"at most {MAX_RECURRENCE_RESULTS} for a disutility "
                                            "other than the identity (the recurrence takes one "
                                            "root-finding step per pair of offsets)")
-    function = disutility.function
+    # the recurrence at unit scale: h(t / eps) = factor * unit(t) (module docstring)
+    unit, factor = disutility.at_unit_scale(epsilon)
 
     def h1(t: float) -> float:
-        return float(function(np.array([t / epsilon]))[0])
+        return float(unit(np.array([t]))[0])
 
     odd = bool(k % 2)
     b = (k + 1) // 2 if odd else k // 2
@@ -325,5 +385,5 @@ def optimal_response(k: int, epsilon: float, h=None) -> ServerResponse:
         offsets, cost = _symmetric_offsets(anchored, None), costs[b - 1]
     else:
         offsets, cost = _symmetric_offsets(anchored, gaps[b - 1]), h1(gaps[b - 1])
-    return ServerResponse(k, epsilon, offsets / epsilon, float(cost), disutility.name,
-                          "recurrence")
+    return ServerResponse(k, epsilon, offsets / epsilon, float(factor * cost),
+                          disutility.name, "recurrence")

@@ -138,6 +138,14 @@ class MultiSelection(Displayed):
             raise InvalidArgumentError("user", user, "finite numbers") from None
         if not np.isfinite(user).all():
             raise InvalidArgumentError("user", user, "finite numbers")
+        # Distances |u - r| are differences of numbers near u: beyond 2^32 noise scales from
+        # 0 the spacing of doubles there exceeds 2^-20 of the noise and they lose their
+        # digits (at u = 1e300, eps = 1 every simulated distance would be 0).
+        if float(np.abs(user).max(initial=0.0)) > 2.0**32 * self._noise.scale:
+            raise InvalidArgumentError("user", float(np.abs(user).max()),
+                                       f"a number of magnitude at most "
+                                       f"{2.0**32 * self._noise.scale:.3g} (2^32 noise scales; "
+                                       "beyond it the simulated distances lose their digits)")
         # A noise draw is at most ~745 scales (the log of the smallest uniform double): the
         # signals and results must fit in a double.
         reach = float(np.abs(user).max(initial=0.0)) + 800.0 * self._noise.scale \

@@ -36,8 +36,17 @@ Search (:func:`search_em_pf_ratio`), per ``(n, eps)``:
 
 Every candidate's ratio is then recomputed with the mechanisms' own exact pmfs
 (:meth:`~optmech.selection.mechanisms.PermuteAndFlip.expected_error`, softmax for EM).
-Cost: one evaluation is ``O(n^2)`` (``ceil((n + 1) / 2)`` quadrature nodes); one start
-takes about 0.05 s CPU at n = 10 and 0.3 s at n = 100 (medians of 3).
+Cost: one evaluation is ``O(n^2)`` (``ceil((n + 1) / 2)`` quadrature nodes) and L-BFGS-B
+takes ``O(n)`` iterations, so one start costs ``O(n^3)``: about 0.05 s CPU at n = 10 and
+0.3 s at n = 100 on an idle machine, up to 0.2 s and 7 s at n = 10 and 200 on a loaded
+one.  The search is refused up front (:func:`~optmech.resources.require_work`, naming
+``starts``) when :func:`estimated_seconds`, an upper estimate from those loaded timings,
+exceeds the work budget (one hour of CPU time by default).
+
+Range of ``eps``: the score vectors found are ``2 y / eps`` with ``y`` down to
+``-Y_MAX``, so ``eps`` must be at least :data:`MIN_EPSILON` (1e-306) for them to be
+doubles; any larger finite ``eps`` works (at huge ``eps`` the starts sit at ``Y_MAX``, far
+from ties, and the scores are tiny).
 """
 
 from __future__ import annotations
@@ -48,6 +57,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from optmech.progress import progress
+from optmech.resources import require_work
 from optmech.selection.mechanisms import ExponentialMechanism, PermuteAndFlip
 from optmech.selection.worst_case import em_error_on_step, pf_error_on_step
 from optmech.validation import (
@@ -59,9 +69,11 @@ from optmech.validation import (
 
 __all__ = [
     "FAMILIES",
+    "MIN_EPSILON",
     "Y_MAX",
     "RatioSearch",
     "em_pf_ratio",
+    "estimated_seconds",
     "log_ratio_and_gradient",
     "ratio_bound",
     "search_em_pf_ratio",
@@ -70,6 +82,7 @@ __all__ = [
 Y_MAX = 30.0
 FAMILIES = ("step", "two-level", "multistart")
 MAX_N = 200
+MIN_EPSILON = 1e-306
 _GRID = 21
 
 
@@ -182,12 +195,23 @@ def _two_level_family(n: int) -> tuple[float, np.ndarray, int]:
     return float(best), best_y, count
 
 
+def estimated_seconds(ns, num_epsilons: int, starts: int) -> float:
+    """Upper estimate of the CPU seconds of :func:`search_em_pf_ratio` (module docstring):
+    per ``n`` the families, ``0.05 + 2e-6 n^3`` s, and per ``(n, eps)`` and start
+    ``0.2 + 1e-6 n^3`` s."""
+    return float(sum(0.05 + 2e-6 * n**3 + num_epsilons * max(starts, 1) * (0.2 + 1e-6 * n**3)
+                     for n in ns))
+
+
 def _multistart(n: int, epsilon: float, starts: int, start_box: float,
                 rng: np.random.Generator, bar) -> tuple[float, np.ndarray, int]:
     best, best_y, count = -np.inf, None, 0
     bounds = [(0.0, Y_MAX)] * (n - 1)
+    # min(eps / 2 * start_box * u, Y_MAX) for uniform u, without overflowing at huge eps
+    # (a factor capped at 1e300 still sends every draw u >= 2^-53 to Y_MAX)
+    scale = min(epsilon / 2.0, 1e300) * start_box
     for _ in range(starts):
-        z0 = np.minimum(epsilon / 2.0 * start_box * rng.random(n - 1), Y_MAX)
+        z0 = np.minimum(scale * rng.random(n - 1), Y_MAX)
 
         def objective(z):
             value, gradient = log_ratio_and_gradient(_log_coins(z))
@@ -206,15 +230,24 @@ def search_em_pf_ratio(ns, epsilons, *, starts: int = 10, seed: int = 0,
                        start_box: float = 10.0, show_progress: bool | None = None
                        ) -> list[RatioSearch]:
     """The search of the module docstring for every ``n`` in ``ns`` (2 to 200) and every
-    ``eps`` in ``epsilons``: one :class:`RatioSearch` per pair, same ``seed``, same
-    result.  ``start_box`` (units of Δ) bounds the random starting scores."""
+    ``eps`` in ``epsilons`` (at least :data:`MIN_EPSILON`): one :class:`RatioSearch` per
+    pair, same ``seed``, same result.  ``start_box`` (units of Δ, at most 1e6) bounds the
+    random starting scores.  Refused up front when :func:`estimated_seconds` exceeds the
+    work budget (:mod:`optmech.resources`)."""
     ns = [check_integer(n, "n", minimum=2, maximum=MAX_N) for n in np.atleast_1d(ns).tolist()]
     eps = [check_positive(e, "epsilon") for e in np.atleast_1d(epsilons).tolist()]
+    if any(e < MIN_EPSILON for e in eps):
+        raise InvalidArgumentError("epsilon", min(eps), f"a number >= {MIN_EPSILON:g} (the "
+                                   "score vectors found, 2 y / eps with y down to "
+                                   f"-{Y_MAX:g}, must fit in a double)")
     starts = check_integer(starts, "starts", minimum=0)
     seed = check_integer(seed, "seed", minimum=0)
     start_box = check_positive(start_box, "start_box")
+    if start_box > 1e6:
+        raise InvalidArgumentError("start_box", start_box, "a number in (0, 1e6]")
     if not ns or not eps:
         raise InvalidArgumentError("ns, epsilons", (ns, eps), "non-empty lists")
+    require_work(estimated_seconds(ns, len(eps), starts), "starts", starts)
     results = []
     bar = progress(range(len(ns) * len(eps) * max(starts, 1)), desc="EM/PF ratio search",
                    enabled=show_progress)

@@ -32,3 +32,40 @@ def test_an_explicit_budget_refuses_what_exceeds_it():
         require_memory(2**20, "--size", 1)
         with pytest.raises(ResourceLimitError, match="--size"):
             require_memory(2**20 + 1, "--size", 2)
+
+
+def test_work_estimates_beyond_the_budget_are_refused_naming_the_option():
+    from optmech.resources import (
+        DEFAULT_WORK_SECONDS,
+        current_work_budget,
+        parse_duration,
+        require_work,
+        work_budget,
+    )
+
+    assert current_work_budget() == DEFAULT_WORK_SECONDS == 3600
+    require_work(3600, "--starts", 10)
+    with pytest.raises(ResourceLimitError, match=r"--starts .*1 h of CPU time.*2 h"):
+        require_work(7200, "--starts", 10)
+    with work_budget(parse_duration("90s")):
+        require_work(90, "--grid", 5)
+        with pytest.raises(ResourceLimitError, match="--max-work"):
+            require_work(91, "--grid", 5)
+    assert current_work_budget() == 3600
+
+
+@pytest.mark.parametrize("text, seconds", [("3600", 3600), ("90s", 90), ("30min", 1800),
+                                           ("2h", 7200), ("1d", 86400), ("1.5e3", 1500)])
+def test_durations_are_read_with_their_units(text, seconds):
+    from optmech.resources import parse_duration
+
+    assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["", "x", "-5", "5 years", "1e-9", "1e12"])
+def test_bad_durations_are_refused(text):
+    from optmech.resources import parse_duration
+    from optmech.validation import InvalidArgumentError
+
+    with pytest.raises(InvalidArgumentError, match="--max-work"):
+        parse_duration(text)

@@ -42,6 +42,7 @@ def test_process_pool_matches_serial():
 def test_dask_local_cluster_matches_local_run():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp://", host="127.0.0.1",
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
         on_dask = run_sweep(pf_error_cell, CELLS, dask_scheduler=client)
@@ -165,3 +166,129 @@ def test_workers_are_capped_at_the_usable_cores():
     assert usable_workers(100_000) == len(os.sched_getaffinity(0))
     assert run_sweep(pf_error_cell, CELLS[:3], workers=100_000) == \
         run_sweep(pf_error_cell, CELLS[:3])
+
+
+def warning_cell(x):
+    """A cell whose computation warns (as a numerical warning would)."""
+    import warnings
+
+    warnings.warn("overflow encountered in a test cell", RuntimeWarning)
+    return {"x": x}
+
+
+def test_every_executor_applies_the_callers_warning_policy():
+    """The same input gives the same outcome locally, on a pool and on Dask: a warning the
+    caller turns into an error is an error on every executor, and only then."""
+    import warnings
+
+    distributed = pytest.importorskip("distributed")
+    cells = [{"x": 1}, {"x": 2}]
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        executors = [{}, {"workers": 2}, {"dask_scheduler": client}]
+        for options in executors:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", RuntimeWarning)
+                with pytest.raises(RuntimeWarning, match="test cell"):
+                    run_sweep(warning_cell, cells, **options)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                assert run_sweep(warning_cell, cells, **options) == [{"x": 1}, {"x": 2}]
+
+
+@pytest.mark.parametrize("address, expected", [
+    ("tcp://127.0.0.1:8786", "tcp://127.0.0.1:8786"), ("localhost:1", "tcp://localhost:1"),
+    ("tcp://[::1]:65535", "tcp://[::1]:65535"), (" scheduler.local:8786 ", "tcp://scheduler.local:8786")])
+def test_scheduler_addresses_are_normalised(address, expected):
+    from optmech.sweep import scheduler_address
+
+    assert scheduler_address(address) == expected
+
+
+@pytest.mark.parametrize("address", [
+    "tls://127.0.0.1:1", "inproc://x", "ucx://127.0.0.1:1", "ws://h:1", "127.0.0.1:0",
+    "127.0.0.1:65536", "tcp://127.0.0.1:99999", "tcp://" + "a" * 3000 + ":1",
+    "tcp://" + "a" * 64 + ".local:1", "tcp://-x-:1", "tcp://a..b:1", "[::1x]:1", "h:", ":1",
+    None, 8786])
+def test_addresses_dask_cannot_use_are_refused_as_bad_input(address):
+    from optmech.sweep import scheduler_address
+
+    with pytest.raises(InvalidArgumentError) as info:
+        scheduler_address(address)
+    assert info.value.argument == "dask_scheduler" and "tcp://HOST:PORT" in info.value.allowed
+
+
+def _entry(cache, cells, i=0):
+    return cache / f"{cell_key(pf_error_cell, cells[i])}.json"
+
+
+@pytest.mark.parametrize("poison", ["dev-zero", "fifo", "directory", "deep-json", "big",
+                                    "forged", "old-format"])
+def test_an_entry_that_is_not_a_signed_regular_file_is_never_used(tmp_path, capsys,
+                                                                   poison):
+    import hashlib
+
+    cache = tmp_path / "cache"
+    log = tmp_path / CALLS_FILE
+    cells = [dict(c, log_to=str(log)) for c in CELLS[:2]]
+    good = run_sweep(pf_error_cell, cells, cache_dir=cache)
+    path = _entry(cache, cells)
+    entry = json.loads(path.read_text())
+    path.unlink()
+    if poison == "dev-zero":
+        path.symlink_to("/dev/zero")
+    elif poison == "fifo":
+        os.mkfifo(path)
+    elif poison == "directory":
+        path.mkdir()
+    elif poison == "deep-json":
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    elif poison == "big":
+        with open(path, "wb") as f:
+            f.truncate(2**40)                       # sparse
+    elif poison == "forged":     # altered value, re-hashed: whoever lacks the key can do this
+        entry["value"]["error"] *= 2
+        entry["signature"] = hashlib.sha256(json.dumps(entry["value"]).encode()).hexdigest()
+        path.write_text(json.dumps(entry))
+    else:
+        value = entry.pop("value")
+        path.write_text(json.dumps({"format": 1, "key": entry["key"], "value": value,
+                                    "sha256": hashlib.sha256(b"x").hexdigest()}))
+    capsys.readouterr()
+    again = run_sweep(pf_error_cell, cells, cache_dir=cache)
+    lines = capsys.readouterr().err.splitlines()
+    assert again == good
+    assert log.read_text().count("\n") == 3          # two first runs, one recomputation
+    assert lines and all(line.startswith("optmech: warning: ") for line in lines)
+    assert "recomputing" in lines[0]
+
+
+def test_the_signing_key_is_private_and_made_once(tmp_path, monkeypatch):
+    import stat
+
+    from optmech.sweep import cache_secret_path
+
+    key = tmp_path / "config" / "key"
+    monkeypatch.setenv("OPTMECH_CACHE_KEY", str(key))
+    assert cache_secret_path() == key
+    first = run_sweep(pf_error_cell, CELLS[:1], cache_dir=tmp_path / "cache")
+    secret = key.read_bytes()
+    assert len(secret) == 32 and stat.S_IMODE(key.stat().st_mode) == 0o600
+    # another key: the entries are foreign, so recomputed (and re-signed), never used
+    key.write_bytes(b"k" * 32)
+    assert run_sweep(pf_error_cell, CELLS[:1], cache_dir=tmp_path / "cache") == first
+    key.write_bytes(b"short")
+    with pytest.raises(InvalidArgumentError, match="at least 32 bytes"):
+        run_sweep(pf_error_cell, CELLS[:1], cache_dir=tmp_path / "cache")
+
+
+def test_temporary_files_of_killed_sweeps_are_removed(tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    dead = cache / f"{'0' * 64}.json.tmp999999999"        # no such process
+    alive = cache / f"{'1' * 64}.json.tmp1"                 # init is always running
+    dead.write_text("{")
+    alive.write_text("{")
+    run_sweep(pf_error_cell, CELLS[:1], cache_dir=cache)
+    assert not dead.exists() and alive.exists()

@@ -47,7 +47,7 @@ def test_table_and_sweep(capsys):
 
 
 @pytest.mark.parametrize("argv, fragment", [
-    (["--scenario", "9", "--eps", "1"], "scenario must be"),
+    (["--scenario", "9", "--eps", "1"], "argument --scenario: 1..8 or sweep:T"),
     (["--scenario", "1", "--eps=-1"], "--eps must be"),
     (["--scenario", "1", "--eps", "1", "--mechanisms", "rnmh"], "unknown mechanism"),
     (["--scenario", "1", "--eps", "1", "--trials", "0"], "--trials"),
@@ -64,8 +64,8 @@ def test_bad_input_from_the_shell_has_no_traceback():
     done = subprocess.run([sys.executable, "-m", "optmech", "hetero", "run", "--scenario",
                            "sweep:x", "--eps", "1"], capture_output=True, text=True)
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.strip() == ("optmech: error: --scenario must be 1..8 or sweep:T with a "
-                                   "number T; got 'sweep:x'")
+    assert done.stderr.strip() == ("optmech: error: optmech hetero run: argument --scenario: "
+                                   "1..8 or sweep:T with a number T; got 'sweep:x'")
 
 
 def test_process_pool_dask_and_cache_give_the_same_json(capsys, tmp_path):
@@ -77,6 +77,7 @@ def test_process_pool_dask_and_cache_give_the_same_json(capsys, tmp_path):
     _, pooled, _ = run(capsys, *argv, "--workers", "2", "--cache", str(tmp_path / "c"))
     _, resumed, _ = run(capsys, *argv, "--cache", str(tmp_path / "c"))
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp://", host="127.0.0.1",
                                   dashboard_address=None) as cluster:
         _, on_dask, _ = run(capsys, *argv, "--dask-scheduler", cluster.scheduler_address)
     assert serial == pooled == resumed == on_dask

@@ -17,14 +17,15 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 def _valid_entries(cache: Path) -> int:
-    """Number of cache entries, after checking that each one is whole and self-consistent."""
-    from optmech.sweep import _checksum
+    """Number of cache entries, after checking that each one is whole and validly signed."""
+    from optmech.sweep import _Cache
 
     entries = list(cache.glob("*.json"))
+    reader = _Cache(cache)
     for path in entries:
         entry = json.loads(path.read_text())
         assert entry["format"] == CACHE_FORMAT and entry["key"] == path.stem
-        assert entry["sha256"] == _checksum(entry["value"])
+        assert reader.load(path.stem)[0]
     assert not list(cache.glob("*.tmp*"))
     return len(entries)
 

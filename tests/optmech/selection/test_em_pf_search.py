@@ -113,3 +113,35 @@ def test_search_rejects_bad_input(kwargs, argument):
     arguments = {"ns": [2], "epsilons": [1.0], **kwargs}
     with pytest.raises(InvalidArgumentError, match=argument):
         search_em_pf_ratio(arguments.pop("ns"), arguments.pop("epsilons"), **arguments)
+
+
+def test_every_accepted_epsilon_is_searched_and_the_rest_refused():
+    """eps on a log grid over [MIN_EPSILON, largest double] (warnings are errors): a ratio
+    in (1, 2) (Theorem 2 and the bound of the module docstring) and finite scores."""
+    import sys
+    import warnings
+
+    from optmech.selection.em_pf_search import MIN_EPSILON
+
+    grid = [MIN_EPSILON, *np.geomspace(MIN_EPSILON, 1e308, 7)[1:-1], sys.float_info.max]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for result in search_em_pf_ratio([3], grid, starts=1):
+            assert 1.0 < result.ratio < 2.0 and result.ratio <= result.bound + 1e-12
+            assert np.isfinite(result.scores).all()
+    with pytest.raises(InvalidArgumentError, match="epsilon must be a number >= 1e-306"):
+        search_em_pf_ratio([3], [1e-308], starts=1)
+
+
+def test_a_search_beyond_the_work_budget_is_refused_naming_starts():
+    from optmech.resources import work_budget
+    from optmech.selection.em_pf_search import estimated_seconds
+    from optmech.validation import ResourceLimitError
+
+    assert estimated_seconds([3], 1, 100_000) > 3600
+    with pytest.raises(ResourceLimitError, match="starts"):
+        search_em_pf_ratio([3], [1.0], starts=100_000)
+    with pytest.raises(ResourceLimitError, match="starts"):
+        search_em_pf_ratio([3], [1.0], starts=2**63)
+    with work_budget(1.0), pytest.raises(ResourceLimitError, match="starts"):
+        search_em_pf_ratio([200], [1.0], starts=1)
