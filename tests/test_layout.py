@@ -49,7 +49,7 @@ def test_each_subpackage_cites_its_paper_and_exports_its_names(name):
 def test_no_module_is_left_at_the_top_of_optmech():
     top = sorted(p.name for p in (ROOT / "optmech").glob("*.py"))
     assert top == ["__init__.py", "__main__.py", "_lazy.py", "_version.py", "jsonable.py",
-                   "progress.py", "resources.py", "sweep.py", "tables.py", "unbounded.py",
+                   "progress.py", "resources.py", "tables.py", "unbounded.py",
                    "validation.py"]
 
 

@@ -15,7 +15,8 @@ rank  modules
 ====  =================================================================================
 0     ``lp_models``
 1     the shared helpers of ``optmech`` (``validation``, ``progress``, ``jsonable``,
-      ``resources``, ``sweep``, ``tables``, ``unbounded``, ``_version``, ``_lazy``)
+      ``resources``, ``sweep`` with its modules, ``tables``, ``unbounded``, ``_version``,
+      ``_lazy``)
 2     ``optmech.selection`` (with ``selection.exact``), the common mechanisms
 3     the areas: ``optmech.lattice``, ``multiselect``, ``secretary``, ``heterogeneous``,
       ``data``
@@ -50,7 +51,7 @@ def rank(module: str) -> int:
     """The layer of ``module`` in the layout (see the module docstring)."""
     if module.split(".")[0] == "lp_models":
         return 0
-    if module in SHARED:
+    if module in SHARED or module.startswith(tuple(f"{shared}." for shared in SHARED)):
         return 1
     if module in TOP:
         return 6

@@ -114,14 +114,19 @@ def _builtin(name: str) -> np.ndarray:
 
 
 def _read_file(path: Path) -> np.ndarray:
-    if not path.is_file():
+    try:        # a regular file only: a FIFO or a device would block or never end
+        size = path.stat().st_size if path.is_file() else None
+    except OSError as error:         # e.g. a name too long for the file system
+        raise InvalidArgumentError("dataset", str(path), "a built-in name or a readable "
+                                   f".npy/.csv file ({error.strerror})") from None
+    if size is None:
         raise InvalidArgumentError("dataset", str(path),
                                    "a built-in name (" + ", ".join(DATASETS)
                                    + ") or an existing .npy/.csv file (file not found)")
     suffix = path.suffix.lower()
     # Parsing a CSV holds every field as a string in a list per row (about 200 bytes for a
     # short line): 64 bytes per byte of file bounds it.
-    require_memory(64 * path.stat().st_size, "dataset", str(path))
+    require_memory(64 * size, "dataset", str(path))
     try:
         if suffix == ".npy":
             data = np.load(path, allow_pickle=False)
