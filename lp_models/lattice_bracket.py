@@ -58,8 +58,9 @@ from lp_models.lattice_certificates import (
     repair_primal,
 )
 from lp_models.lattice_classes import LatticeClasses
-from lp_models.lattice_dual_repair import chain_layers, repair_dual
+from lp_models.lattice_dual_repair import repair_dual
 from lp_models.lattice_recurrences import chain_dual, pf_lattice_probabilities
+from lp_models.lattice_units import LatticeUnits
 from lp_models.pdhg import RestartedPDHG
 
 __all__ = ["BracketRun", "bracket_lattice_lp"]
@@ -116,13 +117,14 @@ def _seed_pairs(classes: LatticeClasses, regular: bool) -> tuple[np.ndarray, np.
     return next(blocks)
 
 
-def _violated_rows(classes: LatticeClasses, epsilon: float, x: np.ndarray, pairs):
+def _violated_rows(units: LatticeUnits, x: np.ndarray, pairs):
     """Monotonicity rows ``x[a] >= x[b]`` not among ``pairs`` that ``x`` violates by more
     than it violates the rows it is meant to satisfy (class, privacy and ``pairs`` rows: an
     iterate's violations below that level are noise of the method, not information) and by
     more than a relative ``_GENERATE_TOLERANCE``."""
+    classes = units.classes
     a, b = pairs
-    noise = max(primal_violation(classes, epsilon, x, regular=False),
+    noise = max(primal_violation(units, x, regular=False),
                 float((x[b] - x[a]).max(initial=0.0)))
     firsts, seconds = [], []
     for first, second in monotonicity_pair_blocks(classes):
@@ -145,8 +147,9 @@ class _Bracketing:
     def __init__(self, classes, epsilon, weighting, regular, log):
         self.classes, self.epsilon, self.regular = classes, epsilon, regular
         self.weighting, self.log = weighting, log
-        self.layers = chain_layers(classes)
+        self.units = LatticeUnits(classes, epsilon)
         self.pf = pf_lattice_probabilities(classes, epsilon)
+        self.anchor = 0.5 * (self.pf + 1.0 / classes.n)
         self.pairs = _seed_pairs(classes, regular)
         lp = self._restricted_lp(self.pairs)
         self.cost = lp.cost
@@ -173,16 +176,15 @@ class _Bracketing:
                                   monotone_pairs=pairs)
 
     def _offer_dual(self, y, nu) -> None:
-        dual = repair_dual(self.classes, self.epsilon, self.cost, y, self.pairs, nu,
-                           self.layers)
-        value = lagrangian_bound(self.classes, self.epsilon, self.cost, dual)
+        dual = repair_dual(self.units, self.cost, y, self.pairs, nu)
+        value = lagrangian_bound(self.units, self.cost, dual)
         if value > self.lower:
             self.lower, self.dual = value, dual
 
     def _offer_point(self, x) -> None:
-        point = repair_primal(self.classes, self.epsilon, x, self.pf, self.regular)
-        if primal_violation(self.classes, self.epsilon, point,
-                            self.regular) <= FEASIBILITY_TOLERANCE:
+        point = repair_primal(self.units, x, self.anchor, self.regular)
+        if point is not None and primal_violation(self.units, point,
+                                                  self.regular) <= FEASIBILITY_TOLERANCE:
             value = float(self.cost @ point)
             if value < self.upper:
                 self.upper, self.point = value, point
@@ -216,7 +218,7 @@ class _Bracketing:
         """How far the primal iterate is from satisfying the restricted LP's rows."""
         x = self.solver.x
         a, b = self.pairs
-        return max(primal_violation(self.classes, self.epsilon, x, regular=False),
+        return max(primal_violation(self.units, x, regular=False),
                    float((x[b] - x[a]).max(initial=0.0)))
 
     def generate(self) -> bool:
@@ -224,7 +226,7 @@ class _Bracketing:
         return self._add_violated(self.solver.x)
 
     def _add_violated(self, x) -> bool:
-        a, b = _violated_rows(self.classes, self.epsilon, x, self.pairs)
+        a, b = _violated_rows(self.units, x, self.pairs)
         if a.size == 0:
             return False
         self.pairs = _joined(self.pairs, (a, b))

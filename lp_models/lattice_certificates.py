@@ -2,9 +2,14 @@
 bound from *any* row multipliers, and a primal point checked against *every* row.
 
 Permute-and-flip paper, Section 5 and Appendix D; the LP is
-:func:`lp_models.lattice.reduced_lattice_lp` in its units (``x[m, j]`` is the probability of
-one item at level ``j`` in class ``m``; ``cost`` any cost vector of it, normalised or not).
-Nothing here calls a solver.
+:func:`lp_models.lattice.reduced_lattice_lp` (or :func:`~lp_models.lattice.delta_lattice_lp`)
+in the variables of a :class:`~lp_models.lattice_units.LatticeUnits` (``x[m, j]`` is the
+probability of one item at level ``j`` in class ``m``, or that probability relative to PF's;
+``cost`` any cost vector in those variables, normalised or not).  The formulas below are
+written for probabilities; in scaled units every coefficient is the one of
+:mod:`lp_models.lattice_units` (``m_j s_v`` for ``m_j``, the row's own coefficient for
+``e^-eps`` and for the 1 of a monotonicity row's second variable, ``1 / (m_j s_v)`` for the
+box).  Nothing here calls a solver.
 
 Lower bound (:func:`lagrangian_bound`).  With multipliers ``y_m`` (free) on the class rows
 ``sum_j m_j x[m, j] = 1``, ``mu_s >= 0`` on the privacy rows ``x[s] - e^-eps x[next(s)] >= 0``
@@ -18,7 +23,8 @@ satisfies
 
 because each subtracted row is zero (class rows) or a nonnegative multiple of a
 nonnegative number.  Every feasible ``x`` also lies in the box ``0 <= x[m, j] <= 1/m_j`` (the
-class rows and ``x >= 0`` imply it), so ``r @ x >= sum_v min(0, r_v) / m_j`` and
+class rows and ``x >= 0`` imply it), so ``r @ x >= sum_v min(0, r_v) / m_j`` (a term with
+``r_v >= 0`` is 0 even where the box is infinite) and
 
     OPT >= L(y, mu, nu) = sum_m y_m + sum_v min(0, r_v) / m_j
 
@@ -39,20 +45,17 @@ row, *every* monotonicity row of the regular LP (generated block by block by
 at n = k = 12) and of ``x >= 0``, absolute (the values are probabilities).
 
 Primal repair (:func:`repair_primal`): clip at 0, renormalise each class, then mix with a
-strictly feasible anchor (by default ``(uniform + PF) / 2``) by the smallest common weight
-that makes every privacy and monotonicity row hold.
+strictly feasible anchor (e.g. ``(uniform + PF) / 2``) by the smallest common weight that
+makes every privacy and monotonicity row hold.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from lp_models.lattice import monotonicity_pair_blocks, privacy_pairs
-from lp_models.lattice_classes import LatticeClasses
-from lp_models.program import SolverError
+from lp_models.lattice_units import LatticeUnits
 
 __all__ = [
     "LatticeDual",
@@ -61,15 +64,17 @@ __all__ = [
     "primal_violation",
     "reduced_costs",
     "repair_primal",
+    "rounding_terms",
 ]
 
-_UNIT = 2.0 ** -52
+UNIT = 2.0 ** -52
 
 
 @dataclass(frozen=True, eq=False)
 class LatticeDual:
     """Row multipliers of a reduced lattice LP: ``y`` on the class rows (one per class),
-    ``mu`` on the privacy rows (one per variable with a chain successor, in the order of
+    ``mu`` on the privacy rows (one per row of
+    :attr:`~lp_models.lattice_units.LatticeUnits.privacy`, in its order: for the 2Δ-lattice
     ``numpy.flatnonzero(classes.var_next >= 0)``), ``nu`` on the monotonicity rows
     ``x[pairs[0][i]] >= x[pairs[1][i]]``.  In the row order of
     :func:`lp_models.lattice.reduced_lattice_lp` with ``monotone_pairs=pairs`` they are
@@ -85,8 +90,9 @@ class LatticeDual:
         return np.concatenate([self.y, self.mu, self.nu])
 
 
-def _check_dual(classes: LatticeClasses, cost: np.ndarray, dual: LatticeDual) -> None:
-    num_privacy = int((classes.var_next >= 0).sum())
+def _check_dual(units: LatticeUnits, cost: np.ndarray, dual: LatticeDual) -> None:
+    classes = units.classes
+    num_privacy = units.privacy[0].size
     a, b = dual.pairs
     shapes = {"cost": (np.shape(cost), (classes.num_variables,)),
               "y": (np.shape(dual.y), (classes.num_classes,)),
@@ -100,118 +106,120 @@ def _check_dual(classes: LatticeClasses, cost: np.ndarray, dual: LatticeDual) ->
             raise ValueError(f"{name} must be finite")
 
 
-def reduced_costs(classes: LatticeClasses, epsilon: float, cost: np.ndarray,
+def rounding_terms(units: LatticeUnits, pairs) -> np.ndarray | float:
+    """How many terms each reduced cost adds (cost, class term, at most one privacy row out
+    and one in, and its monotonicity rows), for the rounding allowance."""
+    a, b = (np.asarray(p) for p in pairs)
+    if not a.size:
+        return 4.0
+    num_vars = units.classes.num_variables
+    return 4.0 + np.bincount(a, minlength=num_vars) + np.bincount(b, minlength=num_vars)
+
+
+def reduced_costs(units: LatticeUnits, cost: np.ndarray,
                   dual: LatticeDual) -> tuple[np.ndarray, np.ndarray]:
     """``(r, magnitude)``: the reduced cost ``r_v`` of every variable at ``dual`` (``mu`` and
     ``nu`` clipped at 0; see the module docstring) and the sum of the absolute values of the
     terms it adds, for rounding bounds."""
-    _check_dual(classes, cost, dual)
-    decay = math.exp(-epsilon)
+    _check_dual(units, cost, dual)
+    classes = units.classes
     num_vars = classes.num_variables
-    source = np.flatnonzero(classes.var_next >= 0)
-    target = classes.var_next[source]
+    source, target, coef = units.privacy
     mu = np.maximum(dual.mu, 0.0)
     nu = np.maximum(dual.nu, 0.0)
     a, b = (np.asarray(p, dtype=np.int64) for p in dual.pairs)
-    class_term = classes.var_count * dual.y[classes.var_class]
+    class_term = units.class_coef * dual.y[classes.var_class]
     r = cost - class_term
     magnitude = np.abs(cost) + np.abs(class_term)
     r[source] -= mu
-    r[target] += decay * mu
+    r[target] += coef * mu
     magnitude[source] += mu
-    magnitude[target] += decay * mu
+    magnitude[target] += coef * mu
     if a.size:
         nu_out = np.bincount(a, weights=nu, minlength=num_vars)
-        nu_in = np.bincount(b, weights=nu, minlength=num_vars)
+        nu_in = np.bincount(b, weights=units.pair_coef(a, b) * nu, minlength=num_vars)
         r += nu_in - nu_out
         magnitude += nu_in + nu_out
     return r, magnitude
 
 
-def lagrangian_bound(classes: LatticeClasses, epsilon: float, cost: np.ndarray,
-                     dual: LatticeDual) -> float:
-    """A lower bound on the optimum of the reduced LP with cost ``cost`` (either constraint
-    set, any monotonicity rows) from *any* multipliers: ``L(y, mu, nu)`` of the module
-    docstring with rounding accounted for.  Raises ``ValueError`` on mismatched shapes or
-    non-finite input."""
-    r, magnitude = reduced_costs(classes, epsilon, cost, dual)
-    a = np.asarray(dual.pairs[0])
-    # terms per r_v: cost, class term, at most one mu out, one mu in, and its nu rows
-    terms = 4.0 + np.bincount(a, minlength=classes.num_variables) + np.bincount(
-        np.asarray(dual.pairs[1]), minlength=classes.num_variables) if a.size else 4.0
-    rounding = (terms + 2.0) * _UNIT * magnitude * (1 + 1e-6)
-    shortfall = np.minimum(r - rounding, 0.0) / classes.var_count
-    shortfall *= 1 + 2 * _UNIT                              # the division's rounding
-    total_y = float(dual.y.sum()) - dual.y.size * _UNIT * float(np.abs(dual.y).sum())
-    total_short = float(shortfall.sum()) * (1 + shortfall.size * _UNIT)
-    return total_y + total_short - 4 * _UNIT * (abs(total_y) + abs(total_short))
+def lagrangian_bound(units: LatticeUnits, cost: np.ndarray, dual: LatticeDual) -> float:
+    """A lower bound on the optimum of the reduced LP in ``units`` with cost ``cost`` (either
+    constraint set, any monotonicity rows) from *any* multipliers: ``L(y, mu, nu)`` of the
+    module docstring with rounding accounted for.  Raises ``ValueError`` on mismatched shapes
+    or non-finite input."""
+    r, magnitude = reduced_costs(units, cost, dual)
+    terms = rounding_terms(units, dual.pairs)
+    rounding = (terms + 2.0) * UNIT * magnitude * (1 + 1e-6)
+    short = np.minimum(r - rounding, 0.0)
+    negative = short < 0
+    shortfall = short[negative] * units.upper[negative]
+    shortfall *= 1 + 2 * UNIT                               # the products' rounding
+    total_y = float(dual.y.sum()) - dual.y.size * UNIT * float(np.abs(dual.y).sum())
+    total_short = float(shortfall.sum()) * (1 + shortfall.size * UNIT)
+    return total_y + total_short - 4 * UNIT * (abs(total_y) + abs(total_short))
 
 
-def monotone_violation(classes: LatticeClasses, x: np.ndarray) -> float:
-    """Largest ``x[b] - x[a]`` over every monotonicity row ``x[a] >= x[b]`` of the regular
-    LP (0 or negative when all hold), checked block by block."""
+def monotone_violation(units: LatticeUnits, z: np.ndarray) -> float:
+    """Largest ``coef z[b] - z[a]`` over every monotonicity row ``z[a] - coef z[b] >= 0`` of
+    the regular LP (0 or negative when all hold), checked block by block."""
     worst = 0.0
-    for a, b in monotonicity_pair_blocks(classes):
+    for a, b, coef in units.monotone_blocks():
         if a.size:
-            worst = max(worst, float((x[b] - x[a]).max()))
+            worst = max(worst, float((coef * z[b] - z[a]).max()))
     return worst
 
 
-def primal_violation(classes: LatticeClasses, epsilon: float, x: np.ndarray,
-                     regular: bool) -> float:
-    """Largest absolute violation at ``x`` of any row of the reduced LP (class rows, privacy
-    rows, every monotonicity row when ``regular``) or of ``0 <= x <= 1/m_j``."""
-    x = np.asarray(x, dtype=float)
-    if x.shape != (classes.num_variables,) or not np.isfinite(x).all():
+def primal_violation(units: LatticeUnits, z: np.ndarray, regular: bool) -> float:
+    """Largest absolute violation at ``z`` of any row of the reduced LP in ``units`` (class
+    rows, privacy rows, every monotonicity row when ``regular``) or of its box."""
+    classes = units.classes
+    z = np.asarray(z, dtype=float)
+    if z.shape != (classes.num_variables,) or not np.isfinite(z).all():
         raise ValueError(f"x must be {classes.num_variables} finite numbers")
-    totals = np.bincount(classes.var_class, weights=classes.var_count * x,
+    totals = np.bincount(classes.var_class, weights=units.class_coef * z,
                          minlength=classes.num_classes)
-    source = np.flatnonzero(classes.var_next >= 0)
+    source, target, coef = units.privacy
     parts = [float(np.abs(totals - 1.0).max()),
-             float((math.exp(-epsilon) * x[classes.var_next[source]] - x[source]).max(
-                 initial=0.0)),
-             float(-x.min()), float((x - 1.0 / classes.var_count).max())]
+             float((coef * z[target] - z[source]).max(initial=0.0)),
+             float(-z.min()), float((z - units.upper).max())]
     if regular:
-        parts.append(monotone_violation(classes, x))
+        parts.append(monotone_violation(units, z))
     return max(0.0, *parts)
 
 
-def repair_primal(classes: LatticeClasses, epsilon: float, x: np.ndarray, pf: np.ndarray,
-                  regular: bool, lattice: str = "2delta",
-                  anchor: np.ndarray | None = None) -> np.ndarray:
-    """Make ``x`` satisfy every row exactly: clip, renormalise per class, then mix with the
-    strictly feasible ``anchor`` (default ``(uniform + pf) / 2``) by the smallest weight
-    that removes the largest relative violation of a privacy row of ``lattice`` (with
-    ``pf`` PF's point on that lattice) or of a monotonicity row (every one when ``regular``,
-    block by block).  Raises :class:`~lp_models.program.SolverError` if the anchor does not
-    meet a violated row strictly."""
-    x = np.maximum(np.asarray(x, dtype=float), 0.0)
-    totals = np.bincount(classes.var_class, weights=classes.var_count * x,
+def repair_primal(units: LatticeUnits, z: np.ndarray, anchor: np.ndarray,
+                  regular: bool, rounding: float = 0.0) -> np.ndarray | None:
+    """Make ``z`` satisfy every row exactly: clip, renormalise per class, then mix with the
+    strictly feasible ``anchor`` by the smallest weight that removes the largest relative
+    violation of a privacy row or of a monotonicity row (every one when ``regular``, block by
+    block).  Violations up to ``rounding`` times the sum of a row's two terms are left: they
+    are rounding of terms that are equal at a tight row (say ``rounding = 8 * 2^-52``).  Returns None if the anchor does not meet a violated row strictly (then no mixing
+    helps)."""
+    classes = units.classes
+    z = np.maximum(np.asarray(z, dtype=float), 0.0)
+    totals = np.bincount(classes.var_class, weights=units.class_coef * z,
                          minlength=classes.num_classes)
-    x = x / totals[classes.var_class]
-    if anchor is None:
-        anchor = 0.5 * (pf + 1.0 / classes.n)
-    decay = math.exp(-epsilon)
+    z = z / totals[classes.var_class]
 
     def rows():
-        yield (*privacy_pairs(classes, lattice), decay)
+        yield units.privacy
         if regular:
-            for a, b in monotonicity_pair_blocks(classes):
-                yield a, b, 1.0
+            yield from units.monotone_blocks()
 
     theta = 0.0
     for a, b, coef in rows():
-        row_x = x[a] - coef * x[b]
-        bad = row_x < 0
+        second = coef * z[b]
+        row_z = z[a] - second
+        bad = row_z < -rounding * (z[a] + second)
         if bad.any():
-            row_anchor = anchor[a[bad]] - coef * anchor[b[bad]]
+            row_coef = coef[bad] if np.ndim(coef) else coef
+            row_anchor = anchor[a[bad]] - row_coef * anchor[b[bad]]
             if (row_anchor <= 0).any():
-                raise SolverError("cannot repair the primal point: the anchor is not strictly "
-                                  "feasible", status="repair failed", num_rows=0,
-                                  num_cols=x.size, num_nonzeros=0, method="repair")
-            need = -row_x[bad] / (row_anchor - row_x[bad])
+                return None
+            need = -row_z[bad] / (row_anchor - row_z[bad])
             theta = max(theta, float(need.max()))
     if theta > 0:
         theta = min(1.0, theta * (1 + 1e-9) + 1e-16)
-        x = (1 - theta) * x + theta * anchor
-    return x
+        z = (1 - theta) * z + theta * anchor
+    return z

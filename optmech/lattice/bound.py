@@ -38,6 +38,7 @@ from lp_models.lattice_bracket import FEASIBILITY_TOLERANCE, bracket_lattice_lp
 from lp_models.lattice_certificates import LatticeDual, lagrangian_bound, primal_violation
 from lp_models.lattice_classes import LatticeClasses
 from lp_models.lattice_recurrences import pf_lattice_probabilities
+from lp_models.lattice_units import LatticeUnits
 from lp_models.program import SolverError
 from optmech.lattice.inputs import check_lattice, lattice_table
 from optmech.lattice.optimum import LatticeSolutionMechanism, lattice_lp_size
@@ -137,9 +138,10 @@ def bound_lattice(n: int, k: int, epsilon: float, *, tol: float = DEFAULT_TOL,
 def _certify(classes, epsilon, weighting, regular, run, scale) -> tuple[float, float, float]:
     """``(lower, upper, max violation)`` recomputed from the run's dual and primal points
     (total-error units), independently of how they were found."""
+    units = LatticeUnits(classes, epsilon)
     cost = variable_costs(classes, weighting)          # unnormalised: total error
-    lower = lagrangian_bound(classes, epsilon, cost, _rescaled(run.dual, scale))
-    violation = primal_violation(classes, epsilon, run.point, regular)
+    lower = lagrangian_bound(units, cost, _rescaled(run.dual, scale))
+    violation = primal_violation(units, run.point, regular)
     products = cost * run.point
     upper = float(products.sum()) * (1 + products.size * _UNIT)      # rounding, upwards
     if not (violation <= FEASIBILITY_TOLERANCE and math.isfinite(lower)

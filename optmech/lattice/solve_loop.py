@@ -15,6 +15,7 @@ import numpy as np
 
 from lp_models.lattice import monotonicity_pair_blocks, pair_rows, reduced_lattice_lp
 from lp_models.lattice_classes import LatticeClasses
+from lp_models.lattice_units import LatticeUnits
 from lp_models.program import HighsModel, SolverError
 
 __all__ = ["pair_keys", "solve_with_highs", "violated_monotone_rows"]
@@ -23,20 +24,23 @@ _MAX_ROUNDS = 200  # solve rounds (releases and row generation; 23 at n = k = 9)
 _DUAL_SIMPLEX, _PRIMAL_SIMPLEX = 1, 4  # HiGHS simplex_strategy values
 
 
-def violated_monotone_rows(classes: LatticeClasses, x: np.ndarray, present: np.ndarray):
-    """Pairs ``(a, b)`` of every monotonicity row ``x[a] >= x[b]`` that ``x`` violates by
-    more than a relative 1e-12 and that is not yet in the model (``present``: the
-    :func:`pair_keys` of the rows it has).  A row already present can be violated by a
-    relative 1e-12 while HiGHS counts it as satisfied (absolute tolerance 1e-10); adding it
-    again would put two equal rows in the model (measured before this check: 75 of the
-    14024 rows generated at n = k = 8, eps = 0.5), and a basis with both tight is singular."""
+def violated_monotone_rows(units: LatticeUnits, x: np.ndarray, present: np.ndarray,
+                           tolerance: float = 5e-13):
+    """Pairs ``(a, b)`` of every monotonicity row ``x[a] - coef x[b] >= 0`` (in the variables
+    of ``units``) that ``x`` violates by more than ``tolerance`` times the row's two terms
+    and that is not yet in the model (``present``: the :func:`pair_keys` of the rows it
+    has).  A row already present can be violated by a relative 1e-12 while HiGHS counts it
+    as satisfied (absolute tolerance 1e-10); adding it again would put two equal rows in the
+    model (measured before this check: 75 of the 14024 rows generated at n = k = 8,
+    eps = 0.5), and a basis with both tight is singular."""
     firsts, seconds = [], []
-    for a, b in monotonicity_pair_blocks(classes):
-        bad = x[b] - x[a] > 1e-12 * np.maximum(np.abs(x[a]), 1e-300)
+    for a, b, coef in units.monotone_blocks():
+        second = coef * x[b]
+        bad = second - x[a] > tolerance * (np.abs(x[a]) + np.abs(second)) + 1e-300
         firsts.append(a[bad])
         seconds.append(b[bad])
     first, second = np.concatenate(firsts), np.concatenate(seconds)
-    new = ~np.isin(pair_keys(classes, first, second), present)
+    new = ~np.isin(pair_keys(units.classes, first, second), present)
     return first[new], second[new]
 
 
@@ -147,7 +151,7 @@ def solve_with_highs(classes, epsilon, weighting, pf, regular, method, time_limi
             continue
         if not regular:
             break
-        new_a, new_b = violated_monotone_rows(classes, sol.x,
+        new_a, new_b = violated_monotone_rows(LatticeUnits(classes, epsilon), sol.x,
                                               pair_keys(classes, first, second))
         if new_a.size == 0:
             break
