@@ -45,7 +45,12 @@ from lp_models.lattice_objectives import (
 from lp_models.lattice_recurrences import pf_lattice_probabilities
 from lp_models.lattice_units import LatticeUnits
 from lp_models.program import HighsModel, SolverError
-from optmech.lattice.solve_loop import pair_keys, violated_monotone_rows
+from optmech.lattice.solve_loop import (
+    DUAL_SIMPLEX,
+    PRIMAL_SIMPLEX,
+    pair_keys,
+    violated_monotone_rows,
+)
 from optmech.validation import InvalidArgumentError
 
 __all__ = [
@@ -205,9 +210,24 @@ def solve_objective_with_highs(units: LatticeUnits, *, objective: str, weighting
                        solver, options=_TOLERANCES)
     first, second = seed
     num_vars = classes.num_variables
+
+    def run():
+        return model.run(time_limit=time_limit, feasibility_tolerance=1e-6,
+                         refactor_tolerance=1e-12)
+
     for round_index in range(_MAX_ROUNDS):
-        sol = model.run(time_limit=time_limit, feasibility_tolerance=1e-6,
-                        refactor_tolerance=1e-12)
+        try:
+            sol = run()
+        except SolverError as error:
+            # After rows were added HiGHS's dual simplex can end with status "Unknown" (n = k
+            # = 4, eps = 21.2, Δ-lattice, max); the primal simplex from a fresh factorisation
+            # of the same basis finishes the round.  Any other failure is raised.
+            if round_index == 0 or solver != "simplex" or error.status != "Unknown":
+                raise
+            model.refactor()
+            model.set_options({"simplex_strategy": PRIMAL_SIMPLEX})
+            sol = run()
+            model.set_options({"simplex_strategy": DUAL_SIMPLEX})
         if solver == "ipm" and round_index == 0:
             model.set_options({"solver": "simplex"})    # simplex from IPX's basis (rounds)
             continue

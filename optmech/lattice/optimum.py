@@ -297,10 +297,10 @@ def lattice_lp_size(n: int, k: int, constraints: str = "regular",
 
 
 def _repaired(units: LatticeUnits, x, anchor, regular, status, size, method,
-              rounding: float = 0.0) -> np.ndarray:
+              rounding: float = 0.0, lift: float = 0.0) -> np.ndarray:
     """:func:`~lp_models.lattice_certificates.repair_primal`, or :class:`SolverError` when
     the anchor cannot repair ``x``."""
-    point = repair_primal(units, x, anchor, regular, rounding)
+    point = repair_primal(units, x, anchor, regular, rounding, lift)
     if point is None:
         raise SolverError("cannot repair the solver's point: the anchor meets a violated "
                           "row with equality", status=f"{status} but not certified",
@@ -458,12 +458,13 @@ def _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance, 
                     else class_weights(classes, weighting))
     units = LatticeUnits.relative(classes, epsilon, lattice)
     size = _lp_size(classes, regular, lattice, objective)
+    margin = min(_ROW_MARGIN, gap_tolerance / 100, epsilon / 100)
     certify_lp, z, row_duals, status, used = solve_objective_with_highs(
         units, objective=objective, weighting=weighting, weights=class_weight,
-        constraints=constraints, method=method, time_limit=time_limit,
-        margin=min(_ROW_MARGIN, gap_tolerance / 100, epsilon / 100), rounding=_ROUNDING / 2)
+        constraints=constraints, method=method, time_limit=time_limit, margin=margin,
+        rounding=_ROUNDING / 2)
     z = _repaired(units, z[:classes.num_variables], _anchor(units), regular, status, size,
-                  used, _ROUNDING)
+                  used, _ROUNDING, margin / 2)
     errors = class_error_matrix(classes, lattice) @ sp.diags(units.scale)   # per unit of z
     scale = certify_lp.objective_scale
     point = np.append(z, (errors @ z).max() / scale) if objective == "max" else z

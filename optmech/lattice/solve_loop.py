@@ -18,10 +18,11 @@ from lp_models.lattice_classes import LatticeClasses
 from lp_models.lattice_units import LatticeUnits
 from lp_models.program import HighsModel, SolverError
 
-__all__ = ["pair_keys", "solve_with_highs", "violated_monotone_rows"]
+__all__ = ["DUAL_SIMPLEX", "PRIMAL_SIMPLEX", "pair_keys", "solve_with_highs",
+           "violated_monotone_rows"]
 
 _MAX_ROUNDS = 200  # solve rounds (releases and row generation; 23 at n = k = 9)
-_DUAL_SIMPLEX, _PRIMAL_SIMPLEX = 1, 4  # HiGHS simplex_strategy values
+DUAL_SIMPLEX, PRIMAL_SIMPLEX = 1, 4  # HiGHS simplex_strategy values
 
 
 def violated_monotone_rows(units: LatticeUnits, x: np.ndarray, present: np.ndarray,
@@ -108,7 +109,7 @@ def solve_with_highs(classes, epsilon, weighting, pf, regular, method, time_limi
         held = lp.metadata["num_class_rows"] + np.flatnonzero(
             classes.var_level[lp.metadata["privacy_source"]] >= 1)
         row_upper[held] = 0.0
-        options.update(simplex_strategy=_PRIMAL_SIMPLEX, simplex_dual_edge_weight_strategy=1,
+        options.update(simplex_strategy=PRIMAL_SIMPLEX, simplex_dual_edge_weight_strategy=1,
                        simplex_primal_edge_weight_strategy=1)
     model = HighsModel(dataclasses.replace(lp, row_upper=row_upper), method,
                        presolve=False if simplex else None, options=options)
@@ -133,7 +134,7 @@ def solve_with_highs(classes, epsilon, weighting, pf, regular, method, time_limi
             if not (simplex and dual_round and error.status == "Solve error"):
                 raise
             model.refactor()
-            model.set_options({"simplex_strategy": _PRIMAL_SIMPLEX})
+            model.set_options({"simplex_strategy": PRIMAL_SIMPLEX})
             sol = run()
         start, dual_round = None, False
         if method == "ipm" and round_index == 0:
@@ -147,7 +148,7 @@ def solve_with_highs(classes, epsilon, weighting, pf, regular, method, time_limi
             model.change_row_bounds(release, np.zeros(release.size),
                                     np.full(release.size, np.inf))
             held = np.setdiff1d(held, release)     # (rows are held only for simplex)
-            model.set_options({"simplex_strategy": _PRIMAL_SIMPLEX})  # basis primal feasible
+            model.set_options({"simplex_strategy": PRIMAL_SIMPLEX})  # basis primal feasible
             continue
         if not regular:
             break
@@ -158,7 +159,7 @@ def solve_with_highs(classes, epsilon, weighting, pf, regular, method, time_limi
         model.add_rows(pair_rows(new_a, new_b, 1.0, num_vars), np.zeros(new_a.size),
                        np.full(new_a.size, np.inf))
         if simplex:                        # the basis stays dual feasible
-            model.set_options({"simplex_strategy": _DUAL_SIMPLEX})
+            model.set_options({"simplex_strategy": DUAL_SIMPLEX})
             dual_round = True
         first, second = np.concatenate([first, new_a]), np.concatenate([second, new_b])
     else:
