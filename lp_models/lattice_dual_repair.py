@@ -99,21 +99,22 @@ def repair_dual(units: LatticeUnits, cost: np.ndarray, y: np.ndarray,
             price[v] = np.where(here, own_price[v], inherited)
             source[v] = np.where(here, var_class[v], source[p])
         s = base[v] - coef[v] * y[var_class[v]] + inflow
+        margin = _margin(allowance, v, magnitude, coef[v] * y[var_class[v]], inflow, s)
         short = s < 0
         if short.any():
             drop = np.zeros(classes.num_classes)
             fixable = short & np.isfinite(price[v])
-            np.maximum.at(drop, source[v[fixable]],
-                          -s[fixable] * price[v[fixable]] * (1 + 1e-12))
+            need = (2 * margin - s)[fixable] * price[v[fixable]] * (1 + 1e-9)
+            np.maximum.at(drop, source[v[fixable]], need)
             y -= drop
             s = np.maximum(base[v] - coef[v] * y[var_class[v]] + inflow,
-                           np.where(short, 0.0, -np.inf))
-        carried[v] = np.maximum(s, 0.0)
+                           np.where(short, margin, -np.inf))
+        carried[v] = np.maximum(s - margin, 0.0)
     return _greedy(units, base, magnitude, allowance, y, pairs, nu)
 
 
 def _release_pass(units, base, magnitude, allowance, y, a, b, q, nu) -> bool:
-    """One sweep along the chains (``y`` fixed) that :func:`_release`\ s every ``S`` below its
+    """One sweep along the chains (``y`` fixed) that releases every ``S`` below its
     margin; True if any multiplier was lowered.  A release lowers ``S`` of other variables,
     possibly ones already swept, hence the passes."""
     coef, var_class = units.class_coef, units.classes.var_class

@@ -41,15 +41,23 @@ from lp_models.lattice_recurrences import pf_lattice_probabilities
 from lp_models.lattice_units import LatticeUnits
 from lp_models.program import SolverError
 from optmech.lattice.inputs import check_lattice, lattice_table
-from optmech.lattice.optimum import LatticeSolutionMechanism, lattice_lp_size
+from optmech.lattice.optimum import (
+    LatticeSolutionMechanism,
+    lattice_lp_counts,
+    lattice_lp_size,
+)
+from optmech.progress import progress
 from optmech.lattice.ratios import RATIO_MECHANISMS, total_error
 from optmech.selection.mechanisms import as_mechanism
 from optmech.validation import InvalidArgumentError, check_choice, check_positive
 
-__all__ = ["DEFAULT_TOL", "LatticeBracket", "RatioBands", "bound_cell", "bound_lattice", "bound_sweep",
-           "bracket_ratios"]
+__all__ = ["DEFAULT_TIME_LIMIT", "DEFAULT_TOL", "LatticeBracket", "RatioBands", "bound_cell",
+           "bound_lattice", "bound_sweep", "bracket_ratios"]
 
 DEFAULT_TOL = 1e-4
+# Seconds a bracket runs at most unless told otherwise (the bracket reached by then is
+# returned, certified, with status "time_limit").
+DEFAULT_TIME_LIMIT = 600.0
 _UNIT = 2.0 ** -52
 
 
@@ -98,14 +106,16 @@ class LatticeBracket:
 
 
 def bound_lattice(n: int, k: int, epsilon: float, *, tol: float = DEFAULT_TOL,
-                  time_limit: float | None = None, weighting: str = "lattice",
+                  time_limit: float | None = DEFAULT_TIME_LIMIT, weighting: str = "lattice",
                   constraints: str = "regular", log=None) -> LatticeBracket:
     """Certified bracket on the optimum of the lattice LP for ``n`` items, depth ``k`` and
     privacy ``epsilon`` (the LP of :func:`optmech.lattice.optimum.solve_lattice`, same
     ``weighting`` and ``constraints``), narrowed until its relative width is at most ``tol``
-    or ``time_limit`` seconds (wall clock) have passed.  ``log``: a callable receiving one
-    line per improvement.  Raises :class:`SolverError` if a certificate fails (a bug, never
-    expected).
+    or ``time_limit`` seconds (wall clock; default :data:`DEFAULT_TIME_LIMIT`, None for no
+    limit) have passed.  The current bracket is reported through
+    :func:`optmech.progress.progress` (a status line on stderr when the ``optmech`` command
+    runs); ``log``: a callable receiving one line per improvement.  Raises
+    :class:`SolverError` if a certificate fails (a bug, never expected).
     """
     n, k, epsilon = check_lattice(n, k, epsilon, weighting, constraints)
     tol = check_positive(tol, "tol")
@@ -117,9 +127,16 @@ def bound_lattice(n: int, k: int, epsilon: float, *, tol: float = DEFAULT_TOL,
     classes = lattice_table(n, k, "bound")
     regular = constraints == "regular"
     deadline = None if time_limit is None else started + time_limit
-    run = bracket_lattice_lp(classes, epsilon, weighting, regular, tol=tol, deadline=deadline,
-                             log=log)
     scale = float(class_weights(classes, weighting).sum())
+    with progress(desc=f"lattice bound n={n} k={k} eps={epsilon:g}") as bar:
+        def report(seconds, steps, lower, upper):
+            text = _bracket_text(lower * scale, upper * scale)
+            bar.set_postfix_str(text)
+            if log is not None:
+                log(f"{seconds:8.1f} s  {steps:7d} steps  {text}")
+
+        run = bracket_lattice_lp(classes, epsilon, weighting, regular, tol=tol,
+                                 deadline=deadline, callback=report)
     lower, upper, violation = _certify(classes, epsilon, weighting, regular, run, scale)
     width = (upper - lower) / lower
     _, num_rows = lattice_lp_size(n, k, constraints, classes=classes)
@@ -135,6 +152,12 @@ def bound_lattice(n: int, k: int, epsilon: float, *, tol: float = DEFAULT_TOL,
         probabilities=run.point, dual=run.dual, history=tuple(run.history), classes=classes)
 
 
+def _bracket_text(lower: float, upper: float) -> str:
+    """The current bracket as progress reports show it."""
+    width = (upper - lower) / lower if lower > 0 else math.inf
+    return f"lower {lower:.8g}, upper {upper:.8g}, width {width:.2e}"
+
+
 def _certify(classes, epsilon, weighting, regular, run, scale) -> tuple[float, float, float]:
     """``(lower, upper, max violation)`` recomputed from the run's dual and primal points
     (total-error units), independently of how they were found."""
@@ -146,9 +169,10 @@ def _certify(classes, epsilon, weighting, regular, run, scale) -> tuple[float, f
     upper = float(products.sum()) * (1 + products.size * _UNIT)      # rounding, upwards
     if not (violation <= FEASIBILITY_TOLERANCE and math.isfinite(lower)
             and math.isfinite(upper) and 0 < lower <= upper):
+        num_cols, num_rows, nonzeros = lattice_lp_counts(classes, regular)
         raise SolverError(f"bracket failed its certificate: lower {lower!r}, upper {upper!r}, "
                           f"violation {violation!r}", status="certificate failed",
-                          num_rows=0, num_cols=classes.num_variables, num_nonzeros=0,
+                          num_rows=num_rows, num_cols=num_cols, num_nonzeros=nonzeros,
                           method="pdhg")
     return lower, upper, violation
 

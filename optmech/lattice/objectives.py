@@ -65,6 +65,7 @@ __all__ = [
 
 WEIGHT_FAMILIES = ("geometric", "depth")
 _MAX_ROUNDS = 200
+_CAP = 1e6              # HiGHS's bound on every scaled variable (see solve_objective_with_highs)
 _TOLERANCES = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10,
                "small_matrix_value": 1e-12}
 
@@ -189,6 +190,12 @@ def solve_objective_with_highs(units: LatticeUnits, *, objective: str, weighting
     k = 2, eps = 43), while untightened the point violated others by 1e-14 and mixing cost
     up to 7e-6 of the objective (n = k = 4, eps = 10.5, max).
 
+    HiGHS also bounds every variable by ``1e6`` (the scale's point is all ones): where it
+    drops the class-row coefficient of a deep level, nothing else bounds that variable in its
+    model, and it returned points beyond their bounds by 1e7 (n = 2, k = 3, eps = 14.8, max,
+    Appendix D's rows).  The bound only restricts HiGHS's LP, so its point stays feasible
+    for the certified LP, whose lower bound uses the true box.
+
     Row generation starts from the own-score monotonicity rows (which bound every scaled
     variable by its chain neighbour) and adds the violated others: at eps = 0.5 the max
     objective ends with 3291 of the 6552 monotonicity rows at n = k = 6 (1723 columns,
@@ -205,9 +212,12 @@ def solve_objective_with_highs(units: LatticeUnits, *, objective: str, weighting
                       constraints, monotone_pairs=seed if regular else None, units=units)
     solver = "simplex" if method == "auto" else method
     head = classes.num_classes + units.privacy[0].size
-    model = HighsModel(_tightened(lp, slice(classes.num_classes, head),
-                                  slice(head, head + seed[0].size), margin),
-                       solver, options=_TOLERANCES)
+    solved = _tightened(lp, slice(classes.num_classes, head), slice(head, head + seed[0].size),
+                        margin)
+    col_upper = solved.col_upper.copy()
+    col_upper[:classes.num_variables] = np.minimum(col_upper[:classes.num_variables], _CAP)
+    model = HighsModel(dataclasses.replace(solved, col_upper=col_upper), solver,
+                       options=_TOLERANCES)
     first, second = seed
     num_vars = classes.num_variables
 

@@ -123,6 +123,7 @@ __all__ = [
     "METHODS",
     "LatticeOptimum",
     "LatticeSolutionMechanism",
+    "lattice_lp_counts",
     "lattice_lp_size",
     "realised_privacy_loss",
     "solve_lattice",
@@ -142,7 +143,7 @@ GAP_TOLERANCE = 1e-7
 _AUTO_IPM_BELOW = 0.25
 _AUTO_IPM_MIN_VARIABLES = 5000
 # Share of the minimax bound's weights spread over every class (see _beyond_bound).
-_SPREAD = 1e-9
+_SPREAD = 1e-8
 # Relative margin of the privacy rows HiGHS solves for other objectives and the Δ-lattice
 # (see optmech.lattice.objectives.solve_objective_with_highs; at most 1% of the gap
 # tolerance and of eps), and the violations the repair leaves, relative to the row's terms
@@ -273,8 +274,8 @@ class LatticeSolutionMechanism:
         return self.optimum.probabilities[c.variable(np.full(levels.size, cls), levels)]
 
 
-def _lp_size(classes: LatticeClasses, regular: bool, lattice: str = "2delta",
-             objective: str = "sum") -> tuple[int, int, int]:
+def lattice_lp_counts(classes: LatticeClasses, regular: bool, lattice: str = "2delta",
+                      objective: str = "sum") -> tuple[int, int, int]:
     """``(columns, rows, nonzeros)`` of the whole LP (every monotonicity row of the regular
     LP, the epigraph column and rows of ``"max"``), counted without building it."""
     num_mono = sum(a.size for a, _ in monotonicity_pair_blocks(classes)) if regular else 0
@@ -292,8 +293,8 @@ def lattice_lp_size(n: int, k: int, constraints: str = "regular",
     """``(variables, rows)`` of the reduced lattice LP, without building it (``classes``:
     its class table, if already at hand)."""
     n, k, _ = check_lattice(n, k, 1.0, "lattice", constraints)
-    return _lp_size(lattice_table(n, k) if classes is None else classes,
-                    constraints == "regular")[:2]
+    return lattice_lp_counts(lattice_table(n, k) if classes is None else classes,
+                             constraints == "regular")[:2]
 
 
 def _repaired(units: LatticeUnits, x, anchor, regular, status, size, method,
@@ -399,7 +400,7 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
     scale = check_finite_result(float(weights.sum()), "the number of score vectors")
     pf = pf_lattice_probabilities(classes, epsilon)
     units = LatticeUnits(classes, epsilon)
-    size = _lp_size(classes, regular)
+    size = lattice_lp_counts(classes, regular)
     num_rows = size[1]
     if time_limit is not None:
         time_limit -= time.perf_counter() - started       # building counts too
@@ -457,7 +458,7 @@ def _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance, 
     class_weight = (objective_weights(weights, classes) if objective == "weighted"
                     else class_weights(classes, weighting))
     units = LatticeUnits.relative(classes, epsilon, lattice)
-    size = _lp_size(classes, regular, lattice, objective)
+    size = lattice_lp_counts(classes, regular, lattice, objective)
     margin = min(_ROW_MARGIN, gap_tolerance / 100, epsilon / 100)
     certify_lp, z, row_duals, status, used = solve_objective_with_highs(
         units, objective=objective, weighting=weighting, weights=class_weight,
