@@ -46,10 +46,16 @@ from optmech.lattice.optimum import (
     lattice_lp_counts,
     lattice_lp_size,
 )
+from optmech.lattice.ratios import (
+    RATIO_MECHANISMS,
+    add_own_ratios,
+    mechanism_totals,
+    split_mechanisms,
+    sweep_blocks,
+    sweep_cells,
+)
 from optmech.progress import progress
-from optmech.lattice.ratios import RATIO_MECHANISMS, total_error
-from optmech.selection.mechanisms import as_mechanism
-from optmech.validation import InvalidArgumentError, check_choice, check_positive
+from optmech.validation import InvalidArgumentError, check_positive
 
 __all__ = ["DEFAULT_TIME_LIMIT", "DEFAULT_TOL", "LatticeBracket", "RatioBands", "bound_cell",
            "bound_lattice", "bound_sweep", "bracket_ratios"]
@@ -185,17 +191,17 @@ def _rescaled(dual: LatticeDual, scale: float) -> LatticeDual:
 
 def bracket_ratios(bracket: LatticeBracket, mechanisms=RATIO_MECHANISMS
                    ) -> dict[str, tuple[float, float]]:
-    """``{name: (T_M / upper, T_M / lower)}``: the optimality ratio of each named mechanism
-    (``"pf"``, ``"em"``, ``"rnm_laplace"``, from :data:`RATIO_MECHANISMS`) lies in this
-    interval, ``T_M`` being its exact total error on the bracket's lattice and weighting."""
-    out = {}
-    for name in mechanisms:
-        mechanism = as_mechanism(check_choice(name, "mechanism", RATIO_MECHANISMS),
-                                 bracket.epsilon)
-        value = total_error(mechanism, bracket.n, bracket.k, bracket.weighting,
-                            bracket.classes)
-        out[name] = (value / bracket.upper, value / bracket.lower)
-    return out
+    """``{key: (T_M / upper, T_M / lower)}``: the optimality ratio of each mechanism lies in
+    this interval, ``T_M`` being its exact total error on the bracket's lattice and
+    weighting.  ``mechanisms`` as for :func:`optmech.lattice.ratios.optimality_ratios`:
+    names (``"pf"``, ``"em"``, ``"rnm_laplace"``, ...), or your own mechanisms at the
+    bracket's epsilon (a :class:`~optmech.selection.mechanisms.PmfMechanism`, an object with
+    ``pmf(scores)`` or a function of the scores), keyed by the name given or the mechanism's
+    ``name``."""
+    return {key: (value / bracket.upper, value / bracket.lower)
+            for key, value in mechanism_totals(mechanisms, bracket.epsilon, bracket.n,
+                                               bracket.k, bracket.weighting,
+                                               bracket.classes).items()}
 
 
 @dataclass(frozen=True, eq=False)
@@ -226,30 +232,33 @@ def bound_cell(n: int, k: int, epsilon: float, mechanisms: list[str], weighting:
 
 
 def bound_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, tol: float = DEFAULT_TOL,
-                time_limit: float | None = None, weighting: str = "lattice",
+                time_limit: float | None = DEFAULT_TIME_LIMIT, weighting: str = "lattice",
                 constraints: str = "regular", workers: int = 1, dask_scheduler=None,
                 cache_dir=None, show_progress: bool | None = None) -> list[RatioBands]:
     """:func:`optmech.lattice.ratios.ratio_sweep` with a certified bracket per point instead
-    of the exact optimum (``time_limit`` per point): one :class:`RatioBands` per ``(n, k)``
-    in ``ns x ks``."""
-    from optmech.lattice.ratios import sweep_blocks, sweep_cells
+    of the exact optimum (``time_limit`` per point, default :data:`DEFAULT_TIME_LIMIT`): one
+    :class:`RatioBands` per ``(n, k)`` in ``ns x ks``.  ``mechanisms`` as for
+    :func:`~optmech.lattice.ratios.ratio_sweep`: built-in names (bracketed inside the
+    cells), or your own mechanisms as functions ``epsilon -> mechanism``, in a list or a
+    dict ``{label: name or function}``, whose ratio brackets are computed in this process
+    from each cell's certified ``[lower, upper]``."""
     from optmech.sweep import run_sweep
 
     tol = check_positive(tol, "tol")
     if time_limit is not None:
         time_limit = check_positive(time_limit, "time_limit")
-    if isinstance(mechanisms, str):
-        mechanisms = [mechanisms]
-    mechanisms = [check_choice(m, "mechanism", RATIO_MECHANISMS) for m in mechanisms]
-    cells, eps = sweep_cells(ns, ks, epsilons, mechanisms, weighting, constraints,
-                             tol=tol, time_limit=time_limit)
+    names, factories = split_mechanisms(mechanisms)
+    cells, eps = sweep_cells(ns, ks, epsilons, sorted(set(names.values())), weighting,
+                             constraints, tol=tol, time_limit=time_limit)
     results = run_sweep(bound_cell, cells, workers=workers, dask_scheduler=dask_scheduler,
                         cache_dir=cache_dir, desc="lattice ratio brackets",
                         show_progress=show_progress)
+    add_own_ratios(cells, results, names, factories, weighting,
+                   lambda value, result: [value / result["upper"], value / result["lower"]])
     return [RatioBands(n=cell["n"], k=cell["k"], epsilons=eps.copy(),
                        lower=np.array([r["lower"] for r in block]),
                        upper=np.array([r["upper"] for r in block]),
                        ratios={m: np.array([r["ratios"][m] for r in block])
-                               for m in cell["mechanisms"]},
+                               for m in [*names, *factories]},
                        status=tuple(r["status"] for r in block))
             for cell, block in sweep_blocks(cells, results, eps.size)]

@@ -459,20 +459,19 @@ def _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance, 
                     else class_weights(classes, weighting))
     units = LatticeUnits.relative(classes, epsilon, lattice)
     size = lattice_lp_counts(classes, regular, lattice, objective)
-    margin = min(_ROW_MARGIN, gap_tolerance / 100, epsilon / 100)
-    certify_lp, z, row_duals, status, used = solve_objective_with_highs(
-        units, objective=objective, weighting=weighting, weights=class_weight,
-        constraints=constraints, method=method, time_limit=time_limit, margin=margin,
-        rounding=_ROUNDING / 2)
-    z = _repaired(units, z[:classes.num_variables], _anchor(units), regular, status, size,
-                  used, _ROUNDING, margin / 2)
     errors = class_error_matrix(classes, lattice) @ sp.diags(units.scale)   # per unit of z
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    for margin in (0.0, min(_ROW_MARGIN, gap_tolerance / 100, epsilon / 100)):
+        try:
+            certify_lp, z, point, primal, bound, gap, status, used = _certified_beyond(
+                units, objective, weighting, class_weight, constraints, method, deadline,
+                margin, gap_tolerance, size, errors)
+            break
+        except SolverError as error:
+            if margin > 0 or error.status.startswith("Time limit"):
+                raise
     scale = certify_lp.objective_scale
-    point = np.append(z, (errors @ z).max() / scale) if objective == "max" else z
-    primal = certify_lp.objective_value(point)
     violation = primal_violation(units, z, regular)
-    bound = _beyond_bound(units, certify_lp, row_duals, objective)
-    gap = _checked_gap(primal, bound, gap_tolerance, status, size, used)
     pf = _pf_point(units, epsilon)
     pf_value = certify_lp.objective_value(
         np.append(pf, (errors @ pf).max() / scale) if objective == "max" else pf)
@@ -491,6 +490,31 @@ def _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance, 
         objective_value=primal * scale,
         objective_weights=None if objective == "max" else class_weight,
         lp=label_reduced_rows(certify_lp))
+
+
+def _certified_beyond(units, objective, weighting, class_weight, constraints, method,
+                      deadline, margin, gap_tolerance, size, errors):
+    """One HiGHS solve of :func:`_solve_beyond`'s LP with the privacy rows tightened by the
+    relative ``margin``, its point repaired and its gap certified: ``(LP, z, LP point,
+    value, bound, gap, status, method)``, or :class:`SolverError`.  With ``margin = 0`` the
+    optimum is exact (to the rounding of HiGHS's vertex); when that fails its certificate
+    (mostly a repair that costs more than the gap allows) or HiGHS fails, the LP is solved
+    again with a margin, whose slack absorbs HiGHS's violations of tight rows (see
+    :func:`~optmech.lattice.objectives.solve_objective_with_highs`)."""
+    time_limit = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+    regular = constraints == "regular"
+    certify_lp, z, row_duals, status, used = solve_objective_with_highs(
+        units, objective=objective, weighting=weighting, weights=class_weight,
+        constraints=constraints, method=method, time_limit=time_limit, margin=margin,
+        rounding=_ROUNDING / 2)
+    z = _repaired(units, z[:units.classes.num_variables], _anchor(units), regular, status,
+                  size, used, _ROUNDING, margin / 2)
+    scale = certify_lp.objective_scale
+    point = np.append(z, (errors @ z).max() / scale) if objective == "max" else z
+    primal = certify_lp.objective_value(point)
+    bound = _beyond_bound(units, certify_lp, row_duals, objective)
+    gap = _checked_gap(primal, bound, gap_tolerance, status, size, used)
+    return certify_lp, z, point, primal, bound, gap, status, used
 
 
 def _pf_point(units: LatticeUnits, epsilon: float) -> np.ndarray:
