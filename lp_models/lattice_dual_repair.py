@@ -52,7 +52,7 @@ __all__ = ["repair_dual"]
 # (the sweep's S_t and the bound's r_t are rounded independently).
 _MARGIN = 4.0
 # Sweeps that release monotonicity multipliers before y is lowered (see _release_pass).
-_RELEASE_PASSES = 4
+_RELEASE_PASSES = 2
 
 
 def repair_dual(units: LatticeUnits, cost: np.ndarray, y: np.ndarray,
