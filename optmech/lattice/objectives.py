@@ -65,7 +65,6 @@ __all__ = [
 
 WEIGHT_FAMILIES = ("geometric", "depth")
 _MAX_ROUNDS = 200
-_CAP = 1e6              # HiGHS's bound on every scaled variable (see solve_objective_with_highs)
 _TOLERANCES = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10,
                "small_matrix_value": 1e-12}
 
@@ -154,7 +153,8 @@ def objective_lp(classes: LatticeClasses, epsilon: float, lattice: str, objectiv
 
 def solve_objective_with_highs(units: LatticeUnits, *, objective: str, weighting: str,
                                weights: np.ndarray | None, constraints: str, method: str,
-                               time_limit: float | None, margin: float, rounding: float):
+                               time_limit: float | None, margin: float, rounding: float,
+                               cap: float):
     """Solve the LP of :func:`objective_lp` in ``units`` with HiGHS, one model kept between
     rounds, and for ``"regular"`` add the violated monotonicity rows by row generation
     (HiGHS's dual simplex continues from its basis).  Returns ``(LP certified against, the
@@ -190,11 +190,13 @@ def solve_objective_with_highs(units: LatticeUnits, *, objective: str, weighting
     k = 2, eps = 43), while untightened the point violated others by 1e-14 and mixing cost
     up to 7e-6 of the objective (n = k = 4, eps = 10.5, max).
 
-    HiGHS also bounds every variable by ``1e6`` (the scale's point is all ones): where it
+    HiGHS also bounds every variable by ``cap`` (the scale's point is all ones): where it
     drops the class-row coefficient of a deep level, nothing else bounds that variable in its
     model, and it returned points beyond their bounds by 1e7 (n = 2, k = 3, eps = 14.8, max,
-    Appendix D's rows).  The bound only restricts HiGHS's LP, so its point stays feasible
-    for the certified LP, whose lower bound uses the true box.
+    Appendix D's rows); such a variable left at a large value also unbalances its class row
+    (by ``cap`` times the dropped coefficient) once the row is restored.  The bound only
+    restricts HiGHS's LP, so its point stays feasible for the certified LP, whose lower
+    bound uses the true box.
 
     Row generation starts from the own-score monotonicity rows (which bound every scaled
     variable by its chain neighbour) and adds the violated others: at eps = 0.5 the max
@@ -215,7 +217,7 @@ def solve_objective_with_highs(units: LatticeUnits, *, objective: str, weighting
     solved = _tightened(lp, slice(classes.num_classes, head), slice(head, head + seed[0].size),
                         margin)
     col_upper = solved.col_upper.copy()
-    col_upper[:classes.num_variables] = np.minimum(col_upper[:classes.num_variables], _CAP)
+    col_upper[:classes.num_variables] = np.minimum(col_upper[:classes.num_variables], cap)
     model = HighsModel(dataclasses.replace(solved, col_upper=col_upper), solver,
                        options=_TOLERANCES)
     first, second = seed

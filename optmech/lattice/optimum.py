@@ -469,13 +469,14 @@ def _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance, 
     errors = class_error_matrix(classes, lattice) @ sp.diags(units.scale)   # per unit of z
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     margin = min(_ROW_MARGIN, gap_tolerance / 100, epsilon / 100)
-    attempts = [(0.0, method), (margin, method)] + ([(margin, "ipm")] if method == "auto"
-                                                    else [])
-    for attempt, (row_margin, solver) in enumerate(attempts):
+    attempts = [(0.0, method, 1e3), (margin, method, 1e3), (margin, method, 1e6)]
+    if method == "auto":
+        attempts.append((margin, "ipm", 1e3))
+    for attempt, (row_margin, solver, cap) in enumerate(attempts):
         try:
             certify_lp, z, point, primal, bound, gap, status, used = _certified_beyond(
                 units, objective, weighting, class_weight, constraints, solver, deadline,
-                row_margin, gap_tolerance, size, errors)
+                row_margin, cap, gap_tolerance, size, errors)
             break
         except SolverError as error:
             if attempt == len(attempts) - 1 or error.status.startswith("Time limit"):
@@ -503,23 +504,25 @@ def _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance, 
 
 
 def _certified_beyond(units, objective, weighting, class_weight, constraints, method,
-                      deadline, margin, gap_tolerance, size, errors):
+                      deadline, margin, cap, gap_tolerance, size, errors):
     """One HiGHS solve of :func:`_solve_beyond`'s LP with the privacy rows tightened by the
-    relative ``margin``, its point repaired and its gap certified: ``(LP, z, LP point,
-    value, bound, gap, status, method)``, or :class:`SolverError`.  With ``margin = 0`` the
-    optimum is exact (to the rounding of HiGHS's vertex); when that fails its certificate
-    (mostly a repair that costs more than the gap allows) or HiGHS fails, the LP is solved
-    again with a margin, whose slack absorbs HiGHS's violations of tight rows (see
-    :func:`~optmech.lattice.objectives.solve_objective_with_highs`), and for
-    ``method="auto"`` once more by HiGHS's interior point (whose vertex after crossover
-    differs: measured on a 60-point grid of eps in [5, 60], n, k <= 4, it certified 2 of the
-    6 points the simplex could not)."""
+    relative ``margin`` and every variable bounded by ``cap`` in HiGHS's model, its point
+    repaired and its gap certified: ``(LP, z, LP point, value, bound, gap, status,
+    method)``, or :class:`SolverError`.  With ``margin = 0`` the optimum is exact (to the
+    rounding of HiGHS's vertex); when that fails its certificate (mostly a repair that costs
+    more than the gap allows) or HiGHS fails, the LP is solved again with a margin, whose
+    slack absorbs HiGHS's violations of tight rows, then with a looser bound, and for
+    ``method="auto"`` by HiGHS's interior point (see
+    :func:`~optmech.lattice.objectives.solve_objective_with_highs`).  Between 5 and 60,
+    where the coefficients of deep levels cross HiGHS's smallest matrix entry, which of them
+    certifies a given point varies (measured on a 60-point grid, n, k <= 4, max objective:
+    each one alone left 1 to 10 of 720 points uncertified)."""
     time_limit = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
     regular = constraints == "regular"
     certify_lp, z, row_duals, status, used = solve_objective_with_highs(
         units, objective=objective, weighting=weighting, weights=class_weight,
         constraints=constraints, method=method, time_limit=time_limit, margin=margin,
-        rounding=_ROUNDING / 2)
+        rounding=_ROUNDING / 2, cap=cap)
     z = _repaired(units, z[:units.classes.num_variables], _anchor(units), regular, status,
                   size, used, _ROUNDING, margin / 2)
     scale = certify_lp.objective_scale
