@@ -17,10 +17,11 @@ the scale of its first variable:
 Without a scale (``log_scale=None``) the variables are the probabilities themselves, the
 coefficients ``m_j``, ``e^-eps`` and 1.  With PF's own probabilities as the scale
 (:meth:`LatticeUnits.relative` on the 2Δ-lattice) PF is the point ``z = 1``, every privacy
-and monotonicity coefficient is at most 1 (PF satisfies every row) and every one of them is
-``e^-eps`` times a ratio of neighbouring probabilities: a normal double for every
-``eps <= 700``, while the probabilities themselves span ``e^{-eps k}`` and fall below the
-smallest double once ``eps k`` exceeds about 745.  Feasibility of ``z`` is then checked *relative* to PF's
+and monotonicity coefficient is at most 1 (PF satisfies every row), and every one of them is
+at least ``e^-eps``: a normal double for every ``eps <= 700``, while the probabilities
+themselves span ``e^{-eps k}`` and fall below the smallest double once ``eps k`` exceeds
+about 745 (on the Δ-lattice the scale is not a mechanism and some coefficients reach the
+number of items; measured at n = k = 4, eps = 700: between ``e^-700`` and 4).  Feasibility of ``z`` is then checked *relative* to PF's
 probabilities at every level, and absolute tolerances of a solver or a check mean relative
 ones.  Coefficients ``m_j s_v`` of a class row that underflow are 0 (the term is below
 ``1e-308`` of the row's right-hand side).

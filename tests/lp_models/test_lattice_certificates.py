@@ -167,3 +167,48 @@ def test_bad_dual_shapes_are_refused():
     with pytest.raises(ValueError, match="finite"):
         lagrangian_bound(LatticeUnits(classes, 0.5), lp.cost,
                          LatticeDual(y=dual.y + np.nan, mu=dual.mu, pairs=pairs, nu=dual.nu))
+
+
+@pytest.mark.parametrize("lattice, eps", [("2delta", 0.4), ("2delta", 30.0), ("delta", 3.0)])
+def test_scaled_units_give_the_same_lp_and_the_same_bound(lattice, eps):
+    """In units relative to PF (LatticeUnits.relative), the builder's LP has the same optimum
+    (HiGHS on both), and the certificate's bound for any multipliers is the solver layer's
+    dual_objective of that LP (a sparse matrix built separately), up to its rounding."""
+    from lp_models.lattice import delta_lattice_lp
+    from lp_models.program import solve
+
+    classes = lattice_classes(4, 3)
+    units = LatticeUnits.relative(classes, eps, lattice)
+    blocks = monotonicity_pair_blocks(classes)
+    pairs = next(blocks)
+    build = delta_lattice_lp if lattice == "delta" else reduced_lattice_lp
+    extra = {} if lattice == "delta" else {"constraints": "paper"}
+    plain = build(4, 3, eps, classes=classes, monotone_pairs=pairs, **extra)
+    scaled = build(4, 3, eps, classes=classes, monotone_pairs=pairs,
+                   log_scale=units.log_scale, **extra)
+    if eps < 10:          # unscaled, HiGHS's absolute tolerances are meaningless at eps = 30
+        assert plain.objective_in_units(solve(plain).objective) == pytest.approx(
+            scaled.objective_in_units(solve(scaled).objective), rel=1e-8)
+    rng = np.random.default_rng(8)
+    for size in (1e-3, 1.0):
+        y = rng.normal(size=scaled.num_rows) * size
+        c, p = classes.num_classes, units.privacy[0].size
+        dual = LatticeDual(y=y[:c], mu=np.maximum(y[c:c + p], 0), pairs=pairs,
+                           nu=np.maximum(y[c + p:], 0))
+        finite = np.isfinite(scaled.col_upper).all()
+        reference, _ = dual_objective(scaled, dual.row_multipliers())
+        bound = lagrangian_bound(units, scaled.cost, dual)
+        assert bound <= reference or not finite
+        if finite:
+            assert bound == pytest.approx(reference, rel=1e-10, abs=1e-12)
+
+
+def test_scaled_coefficients_are_normal_doubles_at_eps_700():
+    classes = lattice_classes(4, 4)
+    for lattice, largest in (("2delta", 1.0), ("delta", 4.0)):     # PF meets its rows
+        units = LatticeUnits.relative(classes, 700.0, lattice)
+        coefs = [units.privacy[2], *(q for _, _, q in units.monotone_blocks())]
+        for coef in coefs:
+            assert (coef >= np.exp(-700.0) * (1 - 1e-9)).all()
+            assert (coef <= largest * (1 + 1e-12)).all()
+    assert (LatticeUnits.relative(classes, 700.0).class_coef == 0).any()   # deep levels
