@@ -66,6 +66,7 @@ from threadpoolctl import threadpool_limits
 from lp_models.lattice import monotonicity_pair_blocks, reduced_lattice_lp
 from lp_models.lattice_certificates import (
     LatticeDual,
+    LatticeUnits,
     lagrangian_bound,
     primal_violation,
     repair_primal,
@@ -73,7 +74,6 @@ from lp_models.lattice_certificates import (
 from lp_models.lattice_classes import LatticeClasses
 from lp_models.lattice_dual_repair import repair_dual
 from lp_models.lattice_recurrences import chain_dual, pf_lattice_probabilities
-from lp_models.lattice_units import LatticeUnits
 from lp_models.pdhg import RestartedPDHG, ScaledProblem
 
 __all__ = ["POLISH_ALL_ROWS", "BracketRun", "bracket_lattice_lp"]

@@ -35,10 +35,14 @@ import numpy as np
 
 from lp_models.lattice import class_weights, variable_costs
 from lp_models.lattice_bracket import FEASIBILITY_TOLERANCE, bracket_lattice_lp
-from lp_models.lattice_certificates import LatticeDual, lagrangian_bound, primal_violation
+from lp_models.lattice_certificates import (
+    LatticeDual,
+    LatticeUnits,
+    lagrangian_bound,
+    primal_violation,
+)
 from lp_models.lattice_classes import LatticeClasses
 from lp_models.lattice_recurrences import pf_lattice_probabilities
-from lp_models.lattice_units import LatticeUnits
 from lp_models.program import SolverError
 from optmech.lattice.inputs import check_lattice, lattice_table
 from optmech.lattice.optimum import (

@@ -35,6 +35,7 @@ from lp_models.lattice import (
     pair_rows,
     reduced_lattice_lp,
 )
+from lp_models.lattice_certificates import LatticeUnits
 from lp_models.lattice_classes import LatticeClasses
 from lp_models.lattice_objectives import (
     OBJECTIVES,
@@ -43,7 +44,6 @@ from lp_models.lattice_objectives import (
     with_weighted_objective,
 )
 from lp_models.lattice_recurrences import pf_lattice_probabilities
-from lp_models.lattice_units import LatticeUnits
 from lp_models.program import HighsModel, SolverError
 from optmech.lattice.solve_loop import (
     DUAL_SIMPLEX,

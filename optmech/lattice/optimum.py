@@ -83,6 +83,7 @@ from lp_models.lattice import (
     reduced_lattice_lp,
 )
 from lp_models.lattice_certificates import (
+    LatticeUnits,
     lagrangian_bound,
     monotone_violation,
     primal_violation,
@@ -101,7 +102,6 @@ from lp_models.lattice_recurrences import (
     relaxed_dual,
     relaxed_to_chain_multipliers,
 )
-from lp_models.lattice_units import LatticeUnits
 from lp_models.program import LinearProgram, SolverError, dual_objective
 from optmech.lattice.inputs import check_lattice, lattice_table
 from optmech.lattice.objectives import (

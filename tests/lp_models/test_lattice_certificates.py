@@ -17,6 +17,7 @@ import pytest
 from lp_models.lattice import monotonicity_pair_blocks, reduced_lattice_lp
 from lp_models.lattice_certificates import (
     LatticeDual,
+    LatticeUnits,
     lagrangian_bound,
     monotone_violation,
     primal_violation,
@@ -24,7 +25,6 @@ from lp_models.lattice_certificates import (
 )
 from lp_models.lattice_classes import lattice_classes
 from lp_models.lattice_dual_repair import repair_dual
-from lp_models.lattice_units import LatticeUnits
 from lp_models.lattice_recurrences import chain_dual, pf_lattice_probabilities
 from lp_models.program import dual_objective
 from optmech.lattice.optimum import solve_lattice

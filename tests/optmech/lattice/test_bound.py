@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 
 from lp_models.lattice import reduced_lattice_lp, variable_costs
-from lp_models.lattice_certificates import LatticeDual, lagrangian_bound
-from lp_models.lattice_units import LatticeUnits
+from lp_models.lattice_certificates import LatticeDual, LatticeUnits, lagrangian_bound
 from optmech.lattice.bound import (
     LatticeBracket,
     bound_lattice,

@@ -98,9 +98,11 @@ def test_pf_probabilities_at_many_items_match_mpmath():
         others = counts.copy()
         others[level] -= 1
         coins = [mpmath.e ** (-j) for j in range(4)]
-        exact = coins[level] * mpmath.quad(
-            lambda t: mpmath.fprod((1 - coins[j] * t) ** int(others[j]) for j in range(4)),
-            [0, 1])
+
+        def integrand(t, coins=coins, others=others):
+            return mpmath.fprod((1 - coins[j] * t) ** int(others[j]) for j in range(4))
+
+        exact = coins[level] * mpmath.quad(integrand, [0, 1])
         assert x[v] == pytest.approx(float(exact), rel=1e-13)
         assert logs[v] == pytest.approx(float(mpmath.log(exact)), rel=1e-14)
 
