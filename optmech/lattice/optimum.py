@@ -560,27 +560,31 @@ def _beyond_bound(units: LatticeUnits, lp, row_duals: np.ndarray, objective: str
     the LP's cost.  For ``"max"`` the epigraph multipliers ``w >= 0``, divided by their
     sum, define the cost ``sum_u w_u (E z)_u``: every feasible point has ``t >= (E z)_u``
     for every ``u``, hence ``t >=`` that weighted mean, whose minimum the bound bounds (the
-    last factor covers the rounding of that cost, ``O(1e-16)`` relative).  Weights summing
-    to ``1e-9`` more are spread over every class (the bound divided by ``1 + 1e-9``): HiGHS
-    drops matrix entries below
+    last factor covers the rounding of that cost, ``O(1e-16)`` relative).  The better of
+    two bounds counts: with these weights, and with weights summing to ``1e-8`` more spread
+    over every class (that bound divided by ``1 + 1e-8``).  HiGHS drops matrix entries below
     1e-12, such as the class-row coefficients of deep levels at large eps, so its
-    multipliers leave those variables a negative reduced cost of that size, which the box
-    (up to ``e^{eps k}`` in these units) would turn into a useless bound, and which a
-    positive cost on every class covers (measured at n = 3, k = 1, eps = 42.7: without it the
-    bound was 0, with it the gap is 1e-16)."""
+    multipliers can leave those variables a negative reduced cost of that size, which the
+    box (up to ``e^{eps k}`` in these units) turns into a useless bound, and which a positive
+    cost on every class covers (measured at n = 3, k = 1, eps = 42.7: without it the bound
+    was 0, with it the gap is 1e-8)."""
     num_vars, num_classes = units.classes.num_variables, units.classes.num_classes
     head = num_classes + units.privacy[0].size
     y = row_duals[:num_classes]          # (the privacy multipliers are the sweep's)
+    pairs = lp.metadata["monotone_pairs"]
     if objective != "max":
-        cost, nu = lp.cost[:num_vars], row_duals[head:]
-    else:
-        start, stop = lp.metadata["epigraph_rows"]
-        nu = np.concatenate([row_duals[head:start], row_duals[stop:]])
-        w = np.maximum(row_duals[start:stop], 0.0)
-        w = w / math.fsum(w) + _SPREAD / w.size if w.sum() > 0 else np.full(w.size, 1 / w.size)
-        cost = -(lp.matrix[start:stop, :num_vars].T @ w)
-    dual = repair_dual(units, cost, y, lp.metadata["monotone_pairs"], nu)
-    bound = lagrangian_bound(units, cost, dual)
-    if objective == "max" and bound > 0:        # the weights sum to 1 + _SPREAD at most
-        bound = bound / (1 + _SPREAD) * (1 - 1e-14)
-    return bound
+        cost = lp.cost[:num_vars]
+        dual = repair_dual(units, cost, y, pairs, row_duals[head:])
+        return lagrangian_bound(units, cost, dual)
+    start, stop = lp.metadata["epigraph_rows"]
+    nu = np.concatenate([row_duals[head:start], row_duals[stop:]])
+    w = np.maximum(row_duals[start:stop], 0.0)
+    w = w / math.fsum(w) if w.sum() > 0 else np.full(w.size, 1 / w.size)
+    errors = -lp.matrix[start:stop, :num_vars].T
+    best = -math.inf
+    for spread in (0.0, _SPREAD):       # weights summing to 1 + spread at most
+        cost = errors @ (w + spread / w.size)
+        bound = lagrangian_bound(units, cost, repair_dual(units, cost, y, pairs, nu))
+        if bound > 0:
+            best = max(best, bound / (1 + spread) * (1 - 1e-14))
+    return best if best > -math.inf else 0.0
