@@ -58,10 +58,21 @@ solver on the reduced LP (a cross-check; PDLP rarely reaches the 1e-7 certificat
 Beyond the paper's setting (``objective="max"`` or ``"weighted"``, ``lattice="delta"``;
 :mod:`optmech.lattice.objectives`): step 1 does not apply (the chain dual certifies PF for
 the sum over the 2Δ-lattice only), HiGHS solves the LP of that objective and lattice with
-monotonicity rows added by row generation, and the point is repaired and certified as in
-step 2: every row checked (all monotonicity rows, the epigraph rows of ``"max"`` with ``t``
-recomputed as the largest class error of the repaired point), the bound recomputed from the
-multipliers.  ``lower_bound`` and ``gap`` then certify ``objective_value``.
+monotonicity rows added by row generation, and the point is repaired and certified: every
+row checked (all monotonicity rows, the epigraph rows of ``"max"`` with ``t`` recomputed as
+the largest class error of the repaired point), the bound recomputed from the multipliers
+by the lattice certificate (:func:`lp_models.lattice_certificates.lagrangian_bound` after
+the chain sweep of :func:`lp_models.lattice_dual_repair.repair_dual`).  All of it happens in
+units relative to PF's probabilities (:class:`~lp_models.lattice_certificates.LatticeUnits`):
+the probabilities span ``e^{-eps k}`` and underflow beyond ``eps k`` of about 745, while the
+coefficients in these units stay normal doubles for every ``eps <= 700``, and HiGHS's
+absolute tolerances become relative ones.  ``lower_bound`` and ``gap`` then certify
+``objective_value``; ``probabilities`` are the certified point's (0 where below the smallest
+double), ``lp`` is the LP in those units and ``lp_point()`` the point in them.  Measured on a
+log grid of 40 eps in [1e-9, 700], n, k <= 4: every point certified for every objective and
+lattice (before these units 47 to 69 of the 480 points per variant failed).  The sum
+objective's chain dual (step 1) is certified by the same lattice certificate, for either
+weighting (``dual_objective``'s own sum lost every digit once the optimum fell below 1e-16).
 """
 
 from __future__ import annotations
