@@ -38,7 +38,9 @@ once, and its iterates are turned into certified bounds:
   multiplier 0).
 
 Rows are generated and points polished only once the iterate satisfies the restricted LP's
-rows to 1e-3 (earlier iterates would add rows that never bind).  Work is charged by its
+rows to 1e-3 (earlier iterates would add rows that never bind), and a point is polished
+only after the main sequence made 200 steps since the last polish (the first iterates are
+PF, whose polish is PF).  Work is charged by its
 measured CPU time (``time.process_time``): each kind is due again when it has used less than
 a fixed share of the CPU since the start (bounds 10 %, row generation 10 %, polishing 10 %,
 the dual sequence 20 %), so that an all-rows polish, which costs about four main steps per
@@ -198,15 +200,22 @@ class _Bracketing:
                              np.zeros(self.pairs[0].size)])
         self.solver = RestartedPDHG(lp, self.pf, y0)
         self.runner = RestartedPDHG(self.solver.problem, self.pf, y0)
-        self.steps_before = 0          # steps of the solvers replaced so far
+        self.steps_before = 0          # main steps of the solvers replaced so far
+        self.runner_steps_before = 0   # and of the dual sequence
         self.polish_steps = 0
+        self.polished_at = 0           # main steps when the last polish started
         self.num_monotone = (sum(a.size for a, _ in monotonicity_pair_blocks(classes))
                              if regular else 0)
 
     @property
+    def main_steps(self) -> int:
+        """Steps of the main sequence so far (its solvers replaced or current)."""
+        return self.steps_before + self.solver.iterations
+
+    @property
     def steps(self) -> int:
         """PDHG steps so far (both sequences and polishing)."""
-        return (self.steps_before + self.solver.iterations + self.runner.iterations
+        return (self.main_steps + self.runner_steps_before + self.runner.iterations
                 + self.polish_steps)
 
     def _restricted_lp(self, pairs):
@@ -246,6 +255,7 @@ class _Bracketing:
 
     def polish(self, deadline: float | None) -> None:
         """``U`` from the current main primal iterate (see the module docstring)."""
+        self.polished_at = self.main_steps
         x = self.solver.x
         if not self.regular:
             pairs = self.pairs
@@ -292,7 +302,8 @@ class _Bracketing:
         ones.  The old solvers are released first (at n = k = 12 they hold some 2 GB)."""
         x, y = self.solver.x, self.solver.y
         omega, eta = self.solver.omega, self.solver.eta
-        self.steps_before += self.solver.iterations + self.runner.iterations
+        self.steps_before += self.solver.iterations
+        self.runner_steps_before += self.runner.iterations
         self.solver = self.runner = None
         lp = self._restricted_lp(self.pairs)
         y = np.concatenate([y, np.zeros(lp.num_rows - y.size)])
@@ -345,7 +356,7 @@ def _loop(run: _Bracketing, tol, deadline, history, started, callback) -> None:
             run.bound()
             ledger.charge("bound", since)
         generate = run.regular and ledger.due("generate")
-        polish = ledger.due("polish")
+        polish = ledger.due("polish") and run.main_steps - run.polished_at >= _POLISH_STEPS
         if (generate or polish) and run.noise() <= _SANE_VIOLATION:
             if generate:
                 since = time.process_time()
