@@ -223,8 +223,9 @@ def reduced_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice
     is a lower bound on the regular LP's.
 
     ``log_scale``: the LP in the variables ``z_v = x_v / exp(log_scale[v])``, each row divided
-    by the scale of its first variable (:class:`lp_models.lattice_certificates.LatticeUnits`; with PF's
-    probabilities as the scale every coefficient stays a normal double for ``eps <= 700``);
+    by the scale of its first variable (:class:`lp_models.lattice_certificates.LatticeUnits`;
+    with PF's probabilities as the scale every coefficient stays a normal double for
+    ``eps <= 700``);
     costs are per unit of ``z``, the box is ``z_v <= 1 / (m_j s_v)`` (``inf`` on overflow),
     and ``metadata["log_scale"]`` holds the scale (None for probabilities).
 

@@ -48,8 +48,9 @@ step, cannot take more than its share, and a run on a loaded machine divides its
 same way as on a quiet one (an earlier schedule in PDHG steps let polishing take half of
 it).  Measured at n = k = 9, eps = 0.5 (one run each, load average 6 to 7): to width 1e-4
 in 42 to 45 CPU s with polishing at 10 % (with or without the dual sequence), 56 CPU s at
-25 %; at n = k = 8 the dual sequence cost 10 to 20 % more CPU.  BLAS is held to one thread inside the loop (``threadpoolctl``): an idle OpenBLAS
-worker spinning beside each step cost about 25 % CPU.  The loop stops when
+25 %; at n = k = 8 the dual sequence cost 10 to 20 % more CPU.  BLAS is held to one thread
+inside the loop (``threadpoolctl``): an idle OpenBLAS worker spinning beside each step cost
+about 25 % CPU.  The loop stops when
 ``(U - L) / L <= tol`` or at the deadline; every bound it returns is certified, the bracket
 is just wider when time runs out.  Measured choices (eps = 0.5, n = k = 8 and 9): PDHG
 without its averaged iterate needed 3 to 4 times the steps for the same lower bound;

@@ -62,7 +62,8 @@ def test_lower_bound_is_recomputed_from_the_returned_dual_and_robust_to_perturba
     optimum = solve_lattice(5, 5, 0.5)
     classes = bracket.classes
     cost = variable_costs(classes, "lattice") / bracket.objective_scale
-    assert lagrangian_bound(LatticeUnits(classes, 0.5), cost, bracket.dual) * bracket.objective_scale \
+    units = LatticeUnits(classes, 0.5)
+    assert lagrangian_bound(units, cost, bracket.dual) * bracket.objective_scale \
         == pytest.approx(bracket.lower, rel=1e-12)
     rng = np.random.default_rng(7)
     dual = bracket.dual
@@ -72,7 +73,7 @@ def test_lower_bound_is_recomputed_from_the_returned_dual_and_robust_to_perturba
                 return v + rng.normal(size=v.size) * size * np.abs(v).max()
             perturbed = LatticeDual(y=jitter(dual.y), mu=jitter(dual.mu), pairs=dual.pairs,
                                     nu=jitter(dual.nu))
-            value = lagrangian_bound(LatticeUnits(classes, 0.5), cost, perturbed) * bracket.objective_scale
+            value = lagrangian_bound(units, cost, perturbed) * bracket.objective_scale
             assert value <= optimum.total_error
 
 
