@@ -1,21 +1,24 @@
 """Certified brackets on the lattice LP below the chain-dual threshold: width reached vs time.
 
-Table ``benchmarks/results/lattice_bound.md``: for each ``(n, k, eps)`` the relative width
+Table ``benchmarks/results/lattice_bound.md``: for each ``(n, k, eps, tol)`` the relative width
 ``(U - L) / L`` that :func:`optmech.lattice.bound.bound_lattice` (restarted PDHG, no LP solver)
-reached, its wall and CPU seconds, peak memory, PDHG steps and PF's optimality-ratio bracket
-``[T_PF / U, T_PF / L]``; against the exact path in the same run where it is attempted
-(:func:`optmech.lattice.optimum.solve_lattice`, HiGHS, with a time limit): its seconds, and
-whether its certified optimum lies in the bracket.
+reached, its CPU and wall seconds (median [min, max] over the runs), peak memory, PDHG steps
+and PF's optimality-ratio bracket ``[T_PF / U, T_PF / L]``; runs with ``--extra-load 2`` have
+two busy Python processes (``while True: pass``) running beside them, as a loaded machine
+would.  Baseline rows, on the same LP (the reduced regular LP with every monotonicity row):
+HiGHS's own first-order method PDLP to its default tolerances (``--pdlp``), with its CPU
+seconds, the relative gap of its objective to the bracket and its largest row violation
+(a point with any violation is not a private mechanism), and the exact path
+(:func:`optmech.lattice.optimum.solve_lattice`, HiGHS simplex; ``--exact-max``).
 
-Each measurement runs in its own process (its own peak memory), once: the large cells take
-minutes on a shared 2-core machine, so the table reports single runs with the load average at
-the start of each, not medians.  Every cell is appended to
-``benchmarks/results/lattice_bound.jsonl`` (one JSON object per line) and the table is
-rebuilt from the newest record of each cell, so a long cell can be run on its own (``--sizes
-12 --eps 0.5``, e.g. in the background) and joins the table.
+Each measurement runs in its own process (its own peak memory) and is appended to
+``benchmarks/results/lattice_bound.jsonl`` (one JSON object per line); the table is rebuilt
+from the newest ``--keep`` records of each cell, so long cells can be run on their own
+(``--sizes 12 --eps 0.5 --tol 1e-3 --time-limit 1800``) and join the table.
 
 Run: ``python -m benchmarks.lattice_bound [--quick] [--sizes 8,9,10] [--eps 0.5,0.3,0.1]
-[--time-limit S] [--exact-max N] [--tol T]``.
+[--tol T] [--time-limit S] [--repeats R] [--extra-load N] [--pdlp] [--exact-max N]
+[--table-only]``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -33,18 +38,23 @@ RECORDS = "lattice_bound.jsonl"       # every run, in the results folder of the 
 FULL_SIZES = (8, 9, 10)
 QUICK_SIZES = (5, 6)
 EPSILONS = (0.5, 0.3, 0.1)
+KEEP = 5                               # newest runs of a cell shown in the table
 
 
-def bound_worker(n: int, eps: float, tol: float, time_limit: float) -> dict:
+def _clocks():
+    return SYSTEM_CLOCK.wall(), SYSTEM_CLOCK.cpu(), os.getloadavg()[0]
+
+
+def bound_worker(n: int, eps: float, tol: float, time_limit: float, extra: int) -> dict:
     from optmech.lattice.bound import bound_lattice, bracket_ratios
 
-    load = os.getloadavg()[0]
-    wall, cpu = SYSTEM_CLOCK.wall(), SYSTEM_CLOCK.cpu()
-    bracket = bound_lattice(n, n, eps, tol=tol, time_limit=time_limit,
-                            log=lambda line: print(line, file=sys.stderr, flush=True))
-    wall, cpu = SYSTEM_CLOCK.wall() - wall, SYSTEM_CLOCK.cpu() - cpu
+    with _busy(extra):
+        wall, cpu, load = _clocks()
+        bracket = bound_lattice(n, n, eps, tol=tol, time_limit=time_limit,
+                                log=lambda line: print(line, file=sys.stderr, flush=True))
+        wall, cpu = SYSTEM_CLOCK.wall() - wall, SYSTEM_CLOCK.cpu() - cpu
     pf_lo, pf_hi = bracket_ratios(bracket, ["pf"])["pf"]
-    return {"kind": "bound", "n": n, "k": n, "epsilon": eps, "tol": tol,
+    return {"kind": "bound", "n": n, "k": n, "epsilon": eps, "tol": tol, "extra_load": extra,
             "time_limit": time_limit, "lower": bracket.lower, "upper": bracket.upper,
             "relative_width": bracket.relative_width, "status": bracket.status,
             "iterations": bracket.iterations, "seconds": wall, "cpu_seconds": cpu,
@@ -52,12 +62,30 @@ def bound_worker(n: int, eps: float, tol: float, time_limit: float) -> dict:
             "rows": bracket.num_constraints, "peak_mib": peak_rss_mib(), "load": load}
 
 
+def pdlp_worker(n: int, eps: float, time_limit: float) -> dict:
+    """HiGHS's PDLP on the reduced regular LP with every monotonicity row."""
+    from lp_models.lattice import reduced_lattice_lp
+    from lp_models.program import SolverError, solve
+
+    lp = reduced_lattice_lp(n, n, eps, constraints="regular")
+    wall, cpu, load = _clocks()
+    try:
+        sol = solve(lp, "pdlp", time_limit=time_limit, feasibility_tolerance=1.0)
+        total, status = lp.objective_in_units(sol.objective), sol.status
+        violation = lp.max_violation(sol.x)
+    except SolverError as error:
+        total, status, violation = None, error.status, None
+    return {"kind": "pdlp", "n": n, "k": n, "epsilon": eps, "time_limit": time_limit,
+            "total_error": total, "status": status, "max_violation": violation,
+            "seconds": SYSTEM_CLOCK.wall() - wall, "cpu_seconds": SYSTEM_CLOCK.cpu() - cpu,
+            "peak_mib": peak_rss_mib(), "load": load, "extra_load": 0}
+
+
 def exact_worker(n: int, eps: float, time_limit: float) -> dict:
     from lp_models.program import SolverError
     from optmech.lattice.optimum import solve_lattice
 
-    load = os.getloadavg()[0]
-    wall, cpu = SYSTEM_CLOCK.wall(), SYSTEM_CLOCK.cpu()
+    wall, cpu, load = _clocks()
     try:
         total, status = solve_lattice(n, n, eps, time_limit=time_limit).total_error, "optimal"
     except SolverError as error:
@@ -65,63 +93,103 @@ def exact_worker(n: int, eps: float, time_limit: float) -> dict:
     return {"kind": "exact", "n": n, "k": n, "epsilon": eps, "time_limit": time_limit,
             "total_error": total, "status": status, "seconds": SYSTEM_CLOCK.wall() - wall,
             "cpu_seconds": SYSTEM_CLOCK.cpu() - cpu, "peak_mib": peak_rss_mib(),
-            "load": load}
+            "load": load, "extra_load": 0}
+
+
+class _busy:
+    """``count`` busy Python processes (``while True: pass``) for the duration of a block."""
+
+    def __init__(self, count: int):
+        self.count = count
+        self.processes = []
+
+    def __enter__(self):
+        self.processes = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                          for _ in range(self.count)]
+        return self
+
+    def __exit__(self, *exc):
+        for process in self.processes:
+            process.kill()
+            process.wait()
 
 
 def _measure(records: Path, *args: str) -> dict:
     record = json.loads(run_isolated("benchmarks.lattice_bound", "--worker", *args
                                      ).strip().splitlines()[-1])
+    records.parent.mkdir(parents=True, exist_ok=True)
     with records.open("a") as out:
         out.write(json.dumps(record) + "\n")
     return record
 
 
-def _newest(path: Path) -> dict:
-    """The newest record of each (kind, n, epsilon) in the records file."""
-    records = {}
+def _cells(path: Path, keep: int) -> dict:
+    """The newest ``keep`` records of each cell (kind, n, epsilon, tol, extra load)."""
+    cells: dict = {}
     if path.exists():
         for line in path.read_text().splitlines():
             r = json.loads(line)
-            records[r["kind"], r["n"], r["epsilon"]] = r
-    return records
+            key = (r["kind"], r["n"], r["epsilon"], r.get("tol"), r.get("extra_load", 0))
+            cells.setdefault(key, []).append(r)
+    return {key: runs[-keep:] for key, runs in cells.items()}
 
 
-def table(path: Path) -> None:
-    records = _newest(path)
+def _spread(values) -> str:
+    values = list(values)
+    if len(values) == 1:
+        return f"{values[0]:.3g}"
+    return f"{statistics.median(values):.3g} [{min(values):.3g}, {max(values):.3g}]"
+
+
+def table(path: Path, keep: int = KEEP) -> None:
+    cells = _cells(path, keep)
+    brackets = {(n, eps): runs for (kind, n, eps, _, _), runs in cells.items()
+                if kind == "bound"}
     rows = []
-    for (kind, n, eps), r in sorted(records.items(), key=lambda item: item[0][1:]):
-        if kind != "bound":
+    for (kind, n, eps, tol, extra), runs in sorted(cells.items(),
+                                                     key=lambda c: (c[0][1], -c[0][2], c[0][0])):
+        statuses = sorted({r["status"] for r in runs})
+        common = [n, n, eps, kind, extra, len(runs), _spread(r["cpu_seconds"] for r in runs),
+                  _spread(r["seconds"] for r in runs), f"{max(r['peak_mib'] for r in runs):.0f}",
+                  _spread(r["load"] for r in runs)]
+        if kind == "bound":
+            best = min(runs, key=lambda r: r["relative_width"])
+            rows.append(common + [f"{tol:g}", ", ".join(statuses),
+                                  _spread(r["relative_width"] for r in runs),
+                                  f"[{best['pf_ratio'][0]:.6f}, {best['pf_ratio'][1]:.6f}]",
+                                  "—"])
             continue
-        exact = records.get(("exact", n, eps))
-        if exact is None:
-            exact_cell, inside = "not run", "—"
-        elif exact["total_error"] is None:
-            exact_cell, inside = f">{exact['seconds']:.0f} ({exact['status']})", "—"
-        else:
-            exact_cell = f"{exact['seconds']:.3g} ({exact['cpu_seconds']:.3g} CPU)"
-            inside = "yes" if r["lower"] <= exact["total_error"] <= r["upper"] else "NO"
-        rows.append((n, n, eps, r["variables"], f"{r['tol']:g}", r["status"],
-                     f"{r['relative_width']:.2e}", f"{r['seconds']:.3g}",
-                     f"{r['cpu_seconds']:.3g}", r["iterations"], f"{r['peak_mib']:.0f}",
-                     f"[{r['pf_ratio'][0]:.6f}, {r['pf_ratio'][1]:.6f}]", exact_cell, inside,
-                     f"{r['load']:.1f}"))
+        reference = brackets.get((n, eps))
+        detail = "—"
+        if runs[-1]["total_error"] is not None and reference:
+            lower = max(r["lower"] for r in reference)
+            upper = min(r["upper"] for r in reference)
+            total = runs[-1]["total_error"]
+            inside = "in bracket" if lower <= total <= upper else (
+                f"{(total - upper) / upper:+.2e} vs upper" if total > upper
+                else f"{(total - lower) / lower:+.2e} vs lower")
+            violation = runs[-1].get("max_violation")
+            detail = inside + ("" if violation is None else f"; violation {violation:.1e}")
+        rows.append(common + ["—", ", ".join(statuses), "—", "—", detail])
     notes = (
-        "One run per cell on a shared 2-core machine (other engineers' jobs running; 'load' "
-        "is the 1-minute load average when the cell started), so wall seconds include waiting "
-        "for a core; CPU seconds are this process's.  'bound' = bound_lattice(n, n, eps, "
-        "tol, time_limit) with the regular constraint set and lattice weighting, including "
+        "Shared 2-core machine (other engineers' jobs running); 'load avg' is the 1-minute load "
+        "average when each run started, 'extra load' the busy processes this benchmark ran "
+        "beside it; CPU seconds are the measured process's own (medians [min, max] over the "
+        "runs listed), wall seconds include waiting for a core.  'bound' = bound_lattice(n, n, "
+        "eps, tol, time_limit) with the regular constraint set and lattice weighting, including "
         "the class table and the certificates (L recomputed from the dual point, U's point "
-        "checked against every row including every monotonicity row).  status 'time_limit': "
-        "the width reached when the cell's time limit ran out (the bracket is still "
-        "certified).  'PF ratio' is [T_PF / U, T_PF / L].  'exact s' = solve_lattice(n, n, "
-        "eps) (HiGHS) with the same time limit, in its own process in the same run; 'in "
-        "bracket': whether its certified optimum lies in [L, U].  A cell run again shows its newest "
-        "run; every run is kept in lattice_bound.jsonl.")
+        "checked against every row including every monotonicity row); status 'time_limit': "
+        "the width reached when the run's time limit ran out (the bracket is still "
+        "certified).  'PF ratio' is [T_PF / U, T_PF / L] of the narrowest run.  'pdlp' = "
+        "HiGHS's PDLP on the reduced regular LP with every monotonicity row, to its default "
+        "tolerances; 'exact' = solve_lattice (HiGHS simplex, certified to 1e-7); their value "
+        "is compared with the bracket of the same cell.  Every run is kept in "
+        "lattice_bound.jsonl.")
     write_table("lattice_bound", "Lattice LP below the PF threshold: certified brackets by "
                 "restarted PDHG",
-                ["n", "k", "eps", "variables", "tol", "status", "width reached", "wall s",
-                 "CPU s", "PDHG steps", "peak MiB", "PF ratio", "exact s", "in bracket",
-                 "load"], rows, notes)
+                ["n", "k", "eps", "method", "extra load", "runs", "CPU s", "wall s",
+                 "peak MiB", "load avg", "tol", "status", "width reached", "PF ratio",
+                 "value vs bracket"], rows, notes)
 
 
 def main(argv=None) -> None:
@@ -129,9 +197,15 @@ def main(argv=None) -> None:
     parser.add_argument("--sizes", default=None, help="comma list of n = k")
     parser.add_argument("--eps", default=",".join(map(str, EPSILONS)))
     parser.add_argument("--tol", type=float, default=1e-4)
-    parser.add_argument("--time-limit", type=float, default=300.0, help="per cell")
-    parser.add_argument("--exact-max", type=int, default=8,
-                        help="largest n = k at which the exact path is run as the baseline")
+    parser.add_argument("--time-limit", type=float, default=600.0, help="per run")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per bracket cell")
+    parser.add_argument("--extra-load", type=int, default=0,
+                        help="busy processes running beside each bracket run")
+    parser.add_argument("--pdlp", action="store_true",
+                        help="also run HiGHS's PDLP on the same LP (once per cell)")
+    parser.add_argument("--exact-max", type=int, default=0,
+                        help="largest n = k at which the exact path is run as a baseline")
+    parser.add_argument("--keep", type=int, default=KEEP)
     parser.add_argument("--table-only", action="store_true",
                         help="rebuild the table from the records file")
     parser.add_argument("--worker", nargs="+", default=None)
@@ -139,8 +213,13 @@ def main(argv=None) -> None:
     records = results_folder(args.quick) / RECORDS
     if args.worker:
         kind, n, eps, *rest = args.worker
-        record = (bound_worker(int(n), float(eps), float(rest[0]), float(rest[1]))
-                  if kind == "bound" else exact_worker(int(n), float(eps), float(rest[0])))
+        if kind == "bound":
+            record = bound_worker(int(n), float(eps), float(rest[0]), float(rest[1]),
+                                  int(rest[2]))
+        elif kind == "pdlp":
+            record = pdlp_worker(int(n), float(eps), float(rest[0]))
+        else:
+            record = exact_worker(int(n), float(eps), float(rest[0]))
         print(json.dumps(record))
         return
     if not args.table_only:
@@ -148,11 +227,14 @@ def main(argv=None) -> None:
                  else QUICK_SIZES if args.quick else FULL_SIZES)
         for n in sizes:
             for eps in (float(v) for v in args.eps.split(",")):
-                _measure(records, "bound", str(n), repr(eps), repr(args.tol),
-                         repr(args.time_limit))
+                for _ in range(args.repeats):
+                    _measure(records, "bound", str(n), repr(eps), repr(args.tol),
+                             repr(args.time_limit), str(args.extra_load))
+                if args.pdlp:
+                    _measure(records, "pdlp", str(n), repr(eps), repr(args.time_limit))
                 if n <= args.exact_max:
                     _measure(records, "exact", str(n), repr(eps), repr(args.time_limit))
-    table(records)
+    table(records, args.keep)
 
 
 if __name__ == "__main__":

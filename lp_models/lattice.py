@@ -91,6 +91,7 @@ __all__ = [
     "privacy_pairs",
     "reduced_lattice_lp",
     "relaxed_lattice_lp",
+    "scaled_coefficients",
     "variable_costs",
 ]
 
@@ -213,13 +214,20 @@ def _check(n, k, epsilon, weighting, constraints):
 def reduced_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice",
                        constraints: str = "regular", normalise: bool = True,
                        classes: LatticeClasses | None = None,
-                       monotone_pairs: tuple[np.ndarray, np.ndarray] | None = None
-                       ) -> LinearProgram:
+                       monotone_pairs: tuple[np.ndarray, np.ndarray] | None = None,
+                       log_scale: np.ndarray | None = None) -> LinearProgram:
     """The symmetry-reduced LP (minimisation; see the module docstring for rows and scaling).
 
     ``monotone_pairs`` replaces the monotonicity rows of ``"regular"`` by the given subset
     ``(a, b)`` (rows ``x[a] >= x[b]``): the restricted LPs of row generation, whose optimum
     is a lower bound on the regular LP's.
+
+    ``log_scale``: the LP in the variables ``z_v = x_v / exp(log_scale[v])``, each row divided
+    by the scale of its first variable (:class:`lp_models.lattice_certificates.LatticeUnits`;
+    with PF's probabilities as the scale every coefficient stays a normal double for
+    ``eps <= 700``);
+    costs are per unit of ``z``, the box is ``z_v <= 1 / (m_j s_v)`` (``inf`` on overflow),
+    and ``metadata["log_scale"]`` holds the scale (None for probabilities).
 
     ``objective_scale``: the number of weighted vectors (1 unless ``normalise``);
     ``lp.objective_in_units(value)`` is the total error.  ``metadata``: ``classes``
@@ -231,13 +239,13 @@ def reduced_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice
     """
     _check(n, k, epsilon, weighting, constraints)
     return _class_lp(n, k, epsilon, weighting, constraints, normalise, classes,
-                     monotone_pairs, "2delta")
+                     monotone_pairs, "2delta", log_scale)
 
 
 def delta_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice",
                      normalise: bool = True, classes: LatticeClasses | None = None,
-                     monotone_pairs: tuple[np.ndarray, np.ndarray] | None = None
-                     ) -> LinearProgram:
+                     monotone_pairs: tuple[np.ndarray, np.ndarray] | None = None,
+                     log_scale: np.ndarray | None = None) -> LinearProgram:
     """The reduced LP of the optimal regular mechanism on the bounded Δ-lattice.
 
     Same classes, class rows and monotonicity rows as :func:`reduced_lattice_lp` with
@@ -245,27 +253,45 @@ def delta_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice",
     (:func:`privacy_pairs`), and a level-``j`` item costs ``j`` (units of Δ).  With the
     monotonicity rows every feasible point is ε-DP between all neighbouring vectors of the
     bounded Δ-lattice (the argument of Proposition 2 with ``q - 2Δ e_r`` a lattice point);
-    ``monotone_pairs`` as in :func:`reduced_lattice_lp`.  Same ``metadata`` keys, with
-    ``lattice = "delta"``.
+    ``monotone_pairs`` and ``log_scale`` as in :func:`reduced_lattice_lp`.  Same ``metadata``
+    keys, with ``lattice = "delta"``.
     """
     _check(n, k, epsilon, weighting, "regular")
     return _class_lp(n, k, epsilon, weighting, "regular", normalise, classes,
-                     monotone_pairs, "delta")
+                     monotone_pairs, "delta", log_scale)
+
+
+def scaled_coefficients(log_scale: np.ndarray, a: np.ndarray, b: np.ndarray,
+                        log_factor: float = 0.0) -> np.ndarray:
+    """``e^{log_factor} s_b / s_a`` for scales ``s = exp(log_scale)``: the coefficient of
+    ``z[b]`` in a row ``x[a] - e^{log_factor} x[b] >= 0`` written in ``z = x / s`` and
+    divided by ``s_a``."""
+    return np.exp(log_factor + log_scale[b] - log_scale[a])
 
 
 def _class_lp(n, k, epsilon, weighting, constraints, normalise, classes, monotone_pairs,
-              lattice) -> LinearProgram:
-    """The reduced LP on either lattice: class rows, privacy rows, monotonicity rows."""
+              lattice, log_scale=None) -> LinearProgram:
+    """The reduced LP on either lattice: class rows, privacy rows, monotonicity rows (in the
+    variables ``x / exp(log_scale)`` when given)."""
     classes = lattice_classes(n, k) if classes is None else classes
     weights = class_weights(classes, weighting)
     scale = float(weights.sum()) if normalise else 1.0
     cost = variable_costs(classes, weighting, lattice) / scale
     num_vars = classes.num_variables
-
-    sums = sp.csr_matrix((classes.var_count, (classes.var_class, np.arange(num_vars))),
-                         shape=(classes.num_classes, num_vars))
+    class_coef, col_upper = classes.var_count, 1.0 / classes.var_count
     source, target = privacy_pairs(classes, lattice)
-    privacy = pair_rows(source, target, math.exp(-epsilon), num_vars)
+    privacy_coef = math.exp(-epsilon)
+    if log_scale is not None:
+        log_scale = np.asarray(log_scale, dtype=float)
+        unit = np.exp(log_scale)
+        cost, class_coef = cost * unit, class_coef * unit
+        with np.errstate(over="ignore"):
+            col_upper = np.exp(-np.log(classes.var_count) - log_scale)
+        privacy_coef = scaled_coefficients(log_scale, source, target, -epsilon)
+
+    sums = sp.csr_matrix((class_coef, (classes.var_class, np.arange(num_vars))),
+                         shape=(classes.num_classes, num_vars))
+    privacy = pair_rows(source, target, privacy_coef, num_vars)
     blocks = [sums, privacy]
     if monotone_pairs is not None:
         first, second = (np.asarray(p, dtype=np.int64) for p in monotone_pairs)
@@ -274,8 +300,10 @@ def _class_lp(n, k, epsilon, weighting, constraints, normalise, classes, monoton
     else:
         first = second = np.zeros(0, dtype=np.int64)
     if first.size:
-        blocks.append(pair_rows(first, second, 1.0, num_vars))
+        blocks.append(pair_rows(first, second, 1.0 if log_scale is None else
+                                scaled_coefficients(log_scale, first, second), num_vars))
     matrix = sp.vstack(blocks, format="csc")
+    matrix.eliminate_zeros()                    # class-row coefficients that underflowed
     num_ineq = matrix.shape[0] - classes.num_classes
     row_lower = np.concatenate([np.ones(classes.num_classes), np.zeros(num_ineq)])
     row_upper = np.concatenate([np.ones(classes.num_classes), np.full(num_ineq, np.inf)])
@@ -283,15 +311,17 @@ def _class_lp(n, k, epsilon, weighting, constraints, normalise, classes, monoton
     col_blocks, row_blocks = reduced_blocks(classes, (source, target), (first, second))
     return LinearProgram(
         cost=cost, matrix=matrix, row_lower=row_lower, row_upper=row_upper,
-        col_lower=np.zeros(num_vars), col_upper=1.0 / classes.var_count, sense="min",
-        name=f"{name}(n={n}, k={k}, eps={epsilon:g}, {weighting}, {constraints})",
+        col_lower=np.zeros(num_vars), col_upper=col_upper, sense="min",
+        name=f"{name}(n={n}, k={k}, eps={epsilon:g}, {weighting}, {constraints})"
+             + ("" if log_scale is None else " [scaled]"),
         col_blocks=col_blocks, row_blocks=row_blocks, objective_scale=scale,
         objective_units=total_error_units(weighting),
         metadata={"classes": classes, "weights": weights,
                   "num_class_rows": classes.num_classes, "num_privacy_rows": source.size,
                   "privacy_source": source, "privacy_target": target,
                   "monotone_pairs": (first, second), "epsilon": float(epsilon),
-                  "weighting": weighting, "constraints": constraints, "lattice": lattice})
+                  "weighting": weighting, "constraints": constraints, "lattice": lattice,
+                  "log_scale": log_scale})
 
 
 def relaxed_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice",

@@ -13,32 +13,49 @@ once, and its iterates are turned into certified bounds:
   monotonicity multipliers are made dual feasible by the chain sweep of
   :func:`lp_models.lattice_dual_repair.repair_dual`, and
   :func:`lp_models.lattice_certificates.lagrangian_bound` — valid for any multipliers, and
-  for the full regular LP because a missing row has multiplier 0 — gives ``L``.
+  for the full regular LP because a missing row has multiplier 0 — gives ``L``.  The
+  multipliers come from two PDHG sequences on the same LP: the *main* one, whose step size
+  and primal weight carry over the rebuilds of row generation (which serves the primal
+  iterate, hence ``U``), and a *dual* one restarted with fresh ones at every rebuild (which
+  brings ``L`` about ten times closer early on, measured at n = k = 10, but makes the
+  polished ``U`` worse when it drives the primal); the better bound of the two counts.
 * **Upper bound.**  PF is feasible, so ``U <= PF's value`` from the start.  From time to
-  time the current primal iterate is *polished* (PDLP's feasibility polishing): PDHG on the
-  same rows with cost 0, started at the iterate, for 200 steps; every monotonicity row is
-  then checked block by block, the violated ones join the restricted LP and the polish
-  goes on (up to four rounds); finally :func:`lp_models.lattice_certificates.repair_primal`
+  time the main primal iterate is *polished* (PDLP's feasibility polishing): PDHG with cost 0
+  from the iterate, for 200 steps, on the class and privacy rows and *every* monotonicity
+  row when the regular LP has at most :data:`POLISH_ALL_ROWS` of them, else on those
+  generated so far plus every one the iterate violates; the polished point is checked
+  again, the rows it violates join the polishing LP and the polish goes on (up to four
+  rounds).  Polishing against the generated rows only (as before) always failed the first
+  time: the point violated rows never generated, and the repair mixed in 75 to 99 % of
+  the anchor, worse than PF.  Finally :func:`lp_models.lattice_certificates.repair_primal`
   renormalises each class and mixes with the strictly feasible ``(uniform + PF) / 2`` just
   enough to satisfy every row, and :func:`lp_models.lattice_certificates.primal_violation`
   checks the result against every row.  ``U`` is its value when no row is violated by more
   than 1e-12.
-* **Row generation.**  When the primal iterate violates a monotonicity row that is not in the
-  restricted LP by more than it violates the rows it has, the row is added and PDHG starts
-  again on the enlarged LP from its iterate (new rows get multiplier 0).
+* **Row generation.**  When the main primal iterate violates a monotonicity row that is not
+  in the restricted LP by more than it violates the rows it has, the row is added and both
+  PDHG sequences start again on the enlarged LP from the main iterate (new rows get
+  multiplier 0).
 
 Rows are generated and points polished only once the iterate satisfies the restricted LP's
-rows to 1e-3 (earlier iterates would add rows that never bind).  The work is scheduled in
-PDHG steps, so that a run is reproducible: a bound evaluation or a scan of every
-monotonicity row counts as 20 steps (measured 13 to 25 at n = k = 9 to 12), a polish as
-its own steps plus its scans, and each kind of work is due again when it has taken a fixed
-share of the steps since (bounds 10 %, row generation 10 %, polishing 25 %).  The loop stops
-when ``(U - L) / L <= tol`` or at the deadline; every bound it returns is certified, the
-bracket is just wider when time runs out.  Measured choices (eps = 0.5, n = k = 8 and 9):
-PDHG without its averaged iterate needed 3 to 4 times the steps for the same lower bound;
+rows to 1e-3 (earlier iterates would add rows that never bind), and a point is polished
+only after the main sequence made 200 steps since the last polish (the first iterates are
+PF, whose polish is PF).  Work is charged by its
+measured CPU time (``time.process_time``): each kind is due again when it has used less than
+a fixed share of the CPU since the start (bounds 10 %, row generation 10 %, polishing 10 %,
+the dual sequence 20 %), so that an all-rows polish, which costs about four main steps per
+step, cannot take more than its share, and a run on a loaded machine divides its CPU the
+same way as on a quiet one (an earlier schedule in PDHG steps let polishing take half of
+it).  Measured at n = k = 9, eps = 0.5 (one run each, load average 6 to 7): to width 1e-4
+in 42 to 45 CPU s with polishing at 10 % (with or without the dual sequence), 56 CPU s at
+25 %; at n = k = 8 the dual sequence cost 10 to 20 % more CPU.  BLAS is held to one thread
+inside the loop (``threadpoolctl``): an idle OpenBLAS worker spinning beside each step cost
+about 25 % CPU.  The loop stops when
+``(U - L) / L <= tol`` or at the deadline; every bound it returns is certified, the bracket
+is just wider when time runs out.  Measured choices (eps = 0.5, n = k = 8 and 9): PDHG
+without its averaged iterate needed 3 to 4 times the steps for the same lower bound;
 keeping the old scales when rows are added (instead of rescaling the enlarged LP) 2.7 times
-the time to width 1e-4; the shares and the number of Ruiz passes matter by less than the
-run-to-run spread of +-15 %.
+the time to width 1e-4.
 """
 
 from __future__ import annotations
@@ -49,33 +66,38 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from lp_models.lattice import monotonicity_pair_blocks, reduced_lattice_lp
 from lp_models.lattice_certificates import (
     LatticeDual,
+    LatticeUnits,
     lagrangian_bound,
     primal_violation,
     repair_primal,
 )
 from lp_models.lattice_classes import LatticeClasses
-from lp_models.lattice_dual_repair import chain_layers, repair_dual
+from lp_models.lattice_dual_repair import repair_dual
 from lp_models.lattice_recurrences import chain_dual, pf_lattice_probabilities
-from lp_models.pdhg import RestartedPDHG
+from lp_models.pdhg import RestartedPDHG, ScaledProblem
 
-__all__ = ["BracketRun", "bracket_lattice_lp"]
+__all__ = ["POLISH_ALL_ROWS", "BracketRun", "bracket_lattice_lp"]
 
 # A point counts as exactly feasible when no row is violated by more than this (absolute;
 # the values are probabilities).  Repaired points have violations of order 1e-16.
 FEASIBILITY_TOLERANCE = 1e-12
+# Polish against every monotonicity row up to this many of them (some 100 bytes each in the
+# polishing PDHG: n = k = 10 has 3.0 million), else against the violated ones.
+POLISH_ALL_ROWS = 5_000_000
 # Monotonicity rows violated by more than this (relative to x[a]) are generated.
 _GENERATE_TOLERANCE = 1e-9
 # Rows are generated and points polished only from iterates that satisfy the restricted
 # LP's rows to this (absolute) level: the first iterates violate them by up to 0.4 and would
 # add tens of thousands of rows that never bind.
 _SANE_VIOLATION = 1e-3
-_BOUND_SHARE, _GENERATE_SHARE, _POLISH_SHARE = 0.1, 0.1, 0.25
+_SHARES = {"bound": 0.1, "generate": 0.1, "polish": 0.1, "dual": 0.2}
 _POLISH_STEPS, _POLISH_ROUNDS = 200, 4
-_SCAN_COST, _CHUNK = 20, 10
+_CHUNK = 10
 
 
 @dataclass
@@ -85,7 +107,7 @@ class BracketRun:
     ``lower`` and ``dual``: the best lower bound and the multipliers it was computed from
     (recompute it with :func:`lagrangian_bound`); ``upper`` and ``point``: the best upper
     bound and a point satisfying every row (PF when nothing better was found); ``steps``:
-    PDHG steps (main problem and polishing); ``history``: ``(seconds, steps, lower,
+    PDHG steps (both sequences and polishing); ``history``: ``(seconds, steps, lower,
     upper)`` whenever a bound improved; ``rows_generated``: the monotonicity rows in the
     restricted LP at the end.
     """
@@ -116,14 +138,13 @@ def _seed_pairs(classes: LatticeClasses, regular: bool) -> tuple[np.ndarray, np.
     return next(blocks)
 
 
-def _violated_rows(classes: LatticeClasses, epsilon: float, x: np.ndarray, pairs):
-    """Monotonicity rows ``x[a] >= x[b]`` not among ``pairs`` that ``x`` violates by more
-    than it violates the rows it is meant to satisfy (class, privacy and ``pairs`` rows: an
-    iterate's violations below that level are noise of the method, not information) and by
-    more than a relative ``_GENERATE_TOLERANCE``."""
+def _violated_rows(units: LatticeUnits, x: np.ndarray, pairs, noise: float):
+    """Monotonicity rows ``x[a] >= x[b]`` not among ``pairs`` that ``x`` violates by more than
+    ``noise`` (how far ``x`` is from the rows it is meant to satisfy: violations below that
+    are noise of the method, not information) and by more than a relative
+    ``_GENERATE_TOLERANCE``."""
+    classes = units.classes
     a, b = pairs
-    noise = max(primal_violation(classes, epsilon, x, regular=False),
-                float((x[b] - x[a]).max(initial=0.0)))
     firsts, seconds = [], []
     for first, second in monotonicity_pair_blocks(classes):
         excess = x[second] - x[first]
@@ -139,14 +160,34 @@ def _violated_rows(classes: LatticeClasses, epsilon: float, x: np.ndarray, pairs
     return first[new], second[new]
 
 
+def _joined(pairs, more):
+    return np.concatenate([pairs[0], more[0]]), np.concatenate([pairs[1], more[1]])
+
+
+class _Ledger:
+    """CPU time spent on each kind of work since the start, and whether a kind is due (it
+    has used less than its share of all the CPU so far)."""
+
+    def __init__(self):
+        self.start = time.process_time()
+        self.spent = dict.fromkeys(_SHARES, 0.0)
+
+    def due(self, kind: str) -> bool:
+        return self.spent[kind] <= _SHARES[kind] * (time.process_time() - self.start)
+
+    def charge(self, kind: str, since: float) -> None:
+        self.spent[kind] += time.process_time() - since
+
+
 class _Bracketing:
     """State of one bracketing run (see the module docstring)."""
 
-    def __init__(self, classes, epsilon, weighting, regular, log):
+    def __init__(self, classes, epsilon, weighting, regular):
         self.classes, self.epsilon, self.regular = classes, epsilon, regular
-        self.weighting, self.log = weighting, log
-        self.layers = chain_layers(classes)
+        self.weighting = weighting
+        self.units = LatticeUnits(classes, epsilon)
         self.pf = pf_lattice_probabilities(classes, epsilon)
+        self.anchor = 0.5 * (self.pf + 1.0 / classes.n)
         self.pairs = _seed_pairs(classes, regular)
         lp = self._restricted_lp(self.pairs)
         self.cost = lp.cost
@@ -159,13 +200,24 @@ class _Bracketing:
         y0 = np.concatenate([lam, np.maximum(mu[lp.metadata["privacy_source"]], 0.0),
                              np.zeros(self.pairs[0].size)])
         self.solver = RestartedPDHG(lp, self.pf, y0)
+        self.runner = RestartedPDHG(self.solver.problem, self.pf, y0)
         self.steps_before = 0          # main steps of the solvers replaced so far
+        self.runner_steps_before = 0   # and of the dual sequence
         self.polish_steps = 0
+        self.polished_at = 0           # main steps when the last polish started
+        self.num_monotone = (sum(a.size for a, _ in monotonicity_pair_blocks(classes))
+                             if regular else 0)
 
     @property
     def main_steps(self) -> int:
-        """PDHG steps on the restricted LP so far."""
+        """Steps of the main sequence so far (its solvers replaced or current)."""
         return self.steps_before + self.solver.iterations
+
+    @property
+    def steps(self) -> int:
+        """PDHG steps so far (both sequences and polishing)."""
+        return (self.main_steps + self.runner_steps_before + self.runner.iterations
+                + self.polish_steps)
 
     def _restricted_lp(self, pairs):
         c = self.classes
@@ -173,130 +225,149 @@ class _Bracketing:
                                   monotone_pairs=pairs)
 
     def _offer_dual(self, y, nu) -> None:
-        dual = repair_dual(self.classes, self.epsilon, self.cost, y, self.pairs, nu,
-                           self.layers)
-        value = lagrangian_bound(self.classes, self.epsilon, self.cost, dual)
+        dual = repair_dual(self.units, self.cost, y, self.pairs, nu)
+        value = lagrangian_bound(self.units, self.cost, dual)
         if value > self.lower:
             self.lower, self.dual = value, dual
 
     def _offer_point(self, x) -> None:
-        point = repair_primal(self.classes, self.epsilon, x, self.pf, self.regular)
-        if primal_violation(self.classes, self.epsilon, point,
-                            self.regular) <= FEASIBILITY_TOLERANCE:
+        point = repair_primal(self.units, x, self.anchor, self.regular)
+        if point is not None and primal_violation(self.units, point,
+                                                  self.regular) <= FEASIBILITY_TOLERANCE:
             value = float(self.cost @ point)
             if value < self.upper:
                 self.upper, self.point = value, point
 
     def bound(self) -> None:
-        """``L`` from the current multipliers."""
-        y = self.solver.y
+        """``L`` from the current multipliers of both sequences."""
         start = self.num_class_rows + self.num_privacy_rows
-        self._offer_dual(y[:self.num_class_rows], y[start:])
-
-    def polish(self, deadline: float | None) -> int:
-        """``U`` from the current primal iterate (see the module docstring); monotonicity
-        rows the polished point violates join the restricted LP.  Returns its cost in
-        steps."""
-        x, cost = self.solver.x, 0
-        for round_index in range(_POLISH_ROUNDS):
-            feasibility = RestartedPDHG(self.solver.problem.without_cost(), x)
-            feasibility.omega, feasibility.eta = self.solver.omega, self.solver.eta
-            feasibility.iterate(_POLISH_STEPS)
-            x = feasibility.x
-            self.polish_steps += feasibility.iterations
-            del feasibility
-            cost += _POLISH_STEPS + _SCAN_COST
-            last = round_index == _POLISH_ROUNDS - 1 or _passed(deadline)
-            if not self.regular or last or not self._add_violated(x):
-                break
-        self._offer_point(x)
-        return cost + _SCAN_COST
+        for solver in (self.runner, self.solver):
+            y = solver.y
+            self._offer_dual(y[:self.num_class_rows], y[start:])
 
     def noise(self) -> float:
-        """How far the primal iterate is from satisfying the restricted LP's rows."""
-        x = self.solver.x
-        a, b = self.pairs
-        return max(primal_violation(self.classes, self.epsilon, x, regular=False),
+        """How far the main primal iterate is from satisfying the restricted LP's rows."""
+        return self._noise(self.solver.x, self.pairs)
+
+    def _noise(self, x, pairs) -> float:
+        a, b = pairs
+        return max(primal_violation(self.units, x, regular=False),
                    float((x[b] - x[a]).max(initial=0.0)))
 
-    def generate(self) -> bool:
-        """Add the monotonicity rows the primal iterate violates; True if any."""
-        return self._add_violated(self.solver.x)
+    def polish(self, deadline: float | None) -> None:
+        """``U`` from the current main primal iterate (see the module docstring)."""
+        self.polished_at = self.main_steps
+        x = self.solver.x
+        if not self.regular:
+            pairs = self.pairs
+        elif self.num_monotone <= POLISH_ALL_ROWS:
+            pairs = tuple(np.concatenate(p) for p in zip(*monotonicity_pair_blocks(
+                self.classes)))
+        else:
+            pairs = _joined(self.pairs, _violated_rows(self.units, x, self.pairs, 0.0))
+        for round_index in range(_POLISH_ROUNDS):
+            problem = ScaledProblem.from_lp(self._restricted_lp(pairs)).without_cost()
+            polisher = RestartedPDHG(problem, x)
+            del problem
+            for _ in range(_POLISH_STEPS // _CHUNK):
+                polisher.iterate(_CHUNK)
+                if _passed(deadline):
+                    break
+            x = polisher.x
+            self.polish_steps += polisher.iterations
+            del polisher
+            if (not self.regular or self.num_monotone <= POLISH_ALL_ROWS
+                    or round_index == _POLISH_ROUNDS - 1 or _passed(deadline)):
+                break
+            more = _violated_rows(self.units, x, pairs, 0.0)
+            if more[0].size == 0:
+                break
+            pairs = _joined(pairs, more)
+        self._offer_point(x)
 
-    def _add_violated(self, x) -> bool:
-        a, b = _violated_rows(self.classes, self.epsilon, x, self.pairs)
+    def generate(self) -> bool:
+        """Add the monotonicity rows the main primal iterate violates; True if any."""
+        x = self.solver.x
+        a, b = _violated_rows(self.units, x, self.pairs, self._noise(x, self.pairs))
         if a.size == 0:
             return False
         self.pairs = _joined(self.pairs, (a, b))
-        self._restart_main()
+        self._restart()
         return True
 
-    def _restart_main(self) -> None:
-        """PDHG on the enlarged restricted LP (rescaled from scratch: measured at n = k = 9,
-        keeping the old scales for the old rows and scaling only the new ones took 2.7
-        times as long to width 1e-4), from the current iterate (new rows get multiplier 0)
-        with the current step size and primal weight; the old solver is released first (at
-        n = k = 12 it holds some 2 GB)."""
+    def _restart(self) -> None:
+        """Both sequences on the enlarged restricted LP (rescaled from scratch: measured at
+        n = k = 9, keeping the old scales for the old rows and scaling only the new ones took
+        2.7 times as long to width 1e-4), from the main iterate (new rows get multiplier 0);
+        the main one keeps its step size and primal weight, the dual one starts with fresh
+        ones.  The old solvers are released first (at n = k = 12 they hold some 2 GB)."""
         x, y = self.solver.x, self.solver.y
         omega, eta = self.solver.omega, self.solver.eta
         self.steps_before += self.solver.iterations
-        self.solver = None
+        self.runner_steps_before += self.runner.iterations
+        self.solver = self.runner = None
         lp = self._restricted_lp(self.pairs)
         y = np.concatenate([y, np.zeros(lp.num_rows - y.size)])
         self.solver = RestartedPDHG(lp, x, y)
         self.solver.omega, self.solver.eta = omega, eta
+        self.runner = RestartedPDHG(self.solver.problem, x, y)
 
 
 def _passed(deadline: float | None) -> bool:
     return deadline is not None and time.perf_counter() >= deadline
 
 
-def _joined(pairs, more):
-    return np.concatenate([pairs[0], more[0]]), np.concatenate([pairs[1], more[1]])
-
-
 def bracket_lattice_lp(classes: LatticeClasses, epsilon: float, weighting: str = "lattice",
                        regular: bool = True, *, tol: float = 1e-4,
                        deadline: float | None = None,
-                       log: Callable[[str], None] | None = None) -> BracketRun:
+                       callback: Callable[[float, int, float, float], None] | None = None
+                       ) -> BracketRun:
     """Bracket the optimum of the reduced lattice LP (normalised cost) to relative width
     ``tol`` or until ``time.perf_counter()`` passes ``deadline``; see the module docstring.
+    ``callback(seconds, steps, lower, upper)`` is called whenever a bound improved.
     Arguments are assumed checked by the caller (:func:`optmech.lattice.bound.bound_lattice`).
     """
     started = time.perf_counter()
-    run = _Bracketing(classes, epsilon, weighting, regular, log)
-    history = [(time.perf_counter() - started, 0, run.lower, run.upper)]
-    due = {"bound": 0, "generate": 0, "polish": 0}      # main steps when next due
-    share = {"bound": _BOUND_SHARE, "generate": _GENERATE_SHARE, "polish": _POLISH_SHARE}
+    with threadpool_limits(limits=1):
+        run = _Bracketing(classes, epsilon, weighting, regular)
+        history = [(time.perf_counter() - started, 0, run.lower, run.upper)]
+        if callback is not None:
+            callback(*history[-1])
+        _loop(run, tol, deadline, history, started, callback)
+    width = run.upper - run.lower
+    return BracketRun(lower=run.lower, dual=run.dual, upper=run.upper, point=run.point,
+                      steps=run.steps, seconds=time.perf_counter() - started,
+                      converged=run.lower > 0 and width <= tol * run.lower,
+                      rows_generated=int(run.pairs[0].size), history=history)
 
-    def width():
-        return (run.upper - run.lower) / run.lower if run.lower > 0 else math.inf
 
-    def account(name, cost):
-        due[name] = run.main_steps + int(cost * (1 / share[name] - 1))
-
-    while width() > tol and not _passed(deadline):
+def _loop(run: _Bracketing, tol, deadline, history, started, callback) -> None:
+    """The bracketing loop: main steps, then whatever work is due (module docstring)."""
+    ledger = _Ledger()
+    while not (run.lower > 0 and run.upper - run.lower <= tol * run.lower) \
+            and not _passed(deadline):
         run.solver.iterate(_CHUNK)
         before = (run.lower, run.upper)
-        if run.main_steps >= due["bound"]:
+        if ledger.due("dual"):
+            since = time.process_time()
+            run.runner.iterate(_CHUNK)
+            ledger.charge("dual", since)
+        if ledger.due("bound"):
+            since = time.process_time()
             run.bound()
-            account("bound", _SCAN_COST)
-        generate = regular and run.main_steps >= due["generate"]
-        polish = run.main_steps >= due["polish"]
+            ledger.charge("bound", since)
+        generate = run.regular and ledger.due("generate")
+        polish = ledger.due("polish") and run.main_steps - run.polished_at >= _POLISH_STEPS
         if (generate or polish) and run.noise() <= _SANE_VIOLATION:
             if generate:
+                since = time.process_time()
                 run.generate()
-                account("generate", _SCAN_COST)
+                ledger.charge("generate", since)
             if polish:
-                account("polish", run.polish(deadline))
+                since = time.process_time()
+                run.polish(deadline)
+                ledger.charge("polish", since)
         if (run.lower, run.upper) != before:
-            steps = run.main_steps + run.polish_steps
-            history.append((time.perf_counter() - started, steps, run.lower, run.upper))
-            if log is not None:
-                log(f"{history[-1][0]:8.1f} s  {steps:7d} steps  L {run.lower:.10g}  "
-                    f"U {run.upper:.10g}  width {width():.2e}  rows {run.pairs[0].size}")
-    return BracketRun(lower=run.lower, dual=run.dual, upper=run.upper, point=run.point,
-                      steps=run.main_steps + run.polish_steps,
-                      seconds=time.perf_counter() - started,
-                      converged=width() <= tol, rows_generated=int(run.pairs[0].size),
-                      history=history)
+            history.append((time.perf_counter() - started, run.steps, run.lower, run.upper))
+            if callback is not None:
+                callback(*history[-1])

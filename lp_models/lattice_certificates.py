@@ -2,9 +2,35 @@
 bound from *any* row multipliers, and a primal point checked against *every* row.
 
 Permute-and-flip paper, Section 5 and Appendix D; the LP is
-:func:`lp_models.lattice.reduced_lattice_lp` in its units (``x[m, j]`` is the probability of
-one item at level ``j`` in class ``m``; ``cost`` any cost vector of it, normalised or not).
-Nothing here calls a solver.
+:func:`lp_models.lattice.reduced_lattice_lp` (2Δ-lattice) or
+:func:`~lp_models.lattice.delta_lattice_lp` (Δ-lattice), in the variables of a
+:class:`LatticeUnits`.  Nothing here calls a solver.
+
+Units (:class:`LatticeUnits`).  ``x[m, j]`` is the probability of one item at level ``j`` in
+class ``m``.  With a scale ``s_v > 0`` per variable (``log_scale = log s``) the variable is
+``z_v = x_v / s_v`` and each row is divided by the scale of its first variable:
+
+* class row ``c``: ``sum_v m_j s_v z_v = 1`` (coefficients :attr:`LatticeUnits.class_coef`);
+* privacy row ``(a, b)``: ``z_a - e^-eps (s_b / s_a) z_b >= 0``;
+* monotonicity row ``(a, b)``: ``z_a - (s_b / s_a) z_b >= 0``;
+* the box ``0 <= z_v <= 1 / (m_j s_v)`` (:attr:`LatticeUnits.upper`; ``inf`` where that
+  overflows — every feasible point lies in it, and a certificate only uses it where a reduced
+  cost is negative).
+
+Without a scale (``log_scale=None``) the variables are the probabilities themselves, the
+coefficients ``m_j``, ``e^-eps`` and 1.  With PF's own probabilities as the scale
+(:meth:`LatticeUnits.relative` on the 2Δ-lattice) PF is the point ``z = 1``, every privacy
+and monotonicity coefficient is at most 1 (PF satisfies every row), and every one of them is
+at least ``e^-eps``: a normal double for every ``eps <= 700``, while the probabilities
+themselves span ``e^{-eps k}`` and fall below the smallest double once ``eps k`` exceeds
+about 745 (on the Δ-lattice the scale is not a mechanism and some coefficients reach the
+number of items; measured at n = k = 4, eps = 700: between ``e^-700`` and 4).  Feasibility
+of ``z`` is then checked *relative* to the scale at every level, and absolute tolerances of
+a solver or a check mean relative ones.  Coefficients ``m_j s_v`` of a class row that
+underflow are 0 (the term is below ``1e-308`` of the row's right-hand side).  The formulas
+below are written for probabilities; in scaled units every coefficient is the one above
+(``m_j s_v`` for ``m_j``, the row's own coefficient for ``e^-eps`` and for the 1 of a
+monotonicity row's second variable, ``1 / (m_j s_v)`` for the box).
 
 Lower bound (:func:`lagrangian_bound`).  With multipliers ``y_m`` (free) on the class rows
 ``sum_j m_j x[m, j] = 1``, ``mu_s >= 0`` on the privacy rows ``x[s] - e^-eps x[next(s)] >= 0``
@@ -18,7 +44,8 @@ satisfies
 
 because each subtracted row is zero (class rows) or a nonnegative multiple of a
 nonnegative number.  Every feasible ``x`` also lies in the box ``0 <= x[m, j] <= 1/m_j`` (the
-class rows and ``x >= 0`` imply it), so ``r @ x >= sum_v min(0, r_v) / m_j`` and
+class rows and ``x >= 0`` imply it), so ``r @ x >= sum_v min(0, r_v) / m_j`` (a term with
+``r_v >= 0`` is 0 even where the box is infinite) and
 
     OPT >= L(y, mu, nu) = sum_m y_m + sum_v min(0, r_v) / m_j
 
@@ -39,37 +66,169 @@ row, *every* monotonicity row of the regular LP (generated block by block by
 at n = k = 12) and of ``x >= 0``, absolute (the values are probabilities).
 
 Primal repair (:func:`repair_primal`): clip at 0, renormalise each class, then mix with a
-strictly feasible anchor (by default ``(uniform + PF) / 2``) by the smallest common weight
-that makes every privacy and monotonicity row hold.
+strictly feasible anchor (e.g. ``(uniform + PF) / 2``) by the smallest common weight that
+makes every privacy and monotonicity row hold.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-from lp_models.lattice import monotonicity_pair_blocks, privacy_pairs
+from lp_models.lattice import (
+    level_error,
+    monotonicity_pair_blocks,
+    privacy_pairs,
+    scaled_coefficients,
+)
 from lp_models.lattice_classes import LatticeClasses
-from lp_models.program import SolverError
+from lp_models.lattice_recurrences import pf_lattice_log_probabilities
 
 __all__ = [
     "LatticeDual",
+    "LatticeUnits",
+    "chain_layers",
     "lagrangian_bound",
     "monotone_violation",
     "primal_violation",
     "reduced_costs",
     "repair_primal",
+    "rounding_terms",
 ]
 
-_UNIT = 2.0 ** -52
+UNIT = 2.0 ** -52
+
+
+@dataclass(frozen=True, eq=False)
+class LatticeUnits:
+    """The variables ``z_v = x_v / exp(log_scale[v])`` of the reduced LP on ``lattice`` (see
+    the module docstring); ``log_scale=None`` means the probabilities themselves."""
+
+    classes: LatticeClasses
+    epsilon: float
+    lattice: str = "2delta"
+    log_scale: np.ndarray | None = None
+
+    @classmethod
+    def relative(cls, classes: LatticeClasses, epsilon: float,
+                 lattice: str = "2delta") -> LatticeUnits:
+        """Units relative to the probabilities of PF with the coins ``e^{-eps e_j}`` (level
+        ``j``): ``e_j = j`` on the 2Δ-lattice, which is PF itself, and ``e_j = ceil(j / 2)``
+        on the Δ-lattice, whose privacy rows raise an item two levels at a time: there the
+        optimum's probabilities fall by ``e^-eps`` per two levels (with ``n = 2, k = 1`` it is
+        randomised response, ``e^-eps`` at level 1), while PF's fall by ``e^{-eps / 2}`` per
+        level, and in PF's units the optimum of a level-1 item would be ``e^{-eps / 2}``,
+        below HiGHS's smallest matrix entry (1e-12) from eps = 55."""
+        levels = np.arange(classes.k + 1)
+        exponents = levels if lattice == "2delta" else (levels + 1) // 2
+        level_error(lattice)
+        return cls(classes, float(epsilon), lattice,
+                   pf_lattice_log_probabilities(classes, epsilon, exponents))
+
+    @property
+    def scaled(self) -> bool:
+        return self.log_scale is not None
+
+    @cached_property
+    def privacy(self) -> tuple[np.ndarray, np.ndarray, float | np.ndarray]:
+        """``(source, target, coef)``: the privacy rows ``z[source] - coef z[target] >= 0``."""
+        source, target = privacy_pairs(self.classes, self.lattice)
+        return source, target, self.pair_coef(source, target, -self.epsilon)
+
+    @cached_property
+    def incoming(self) -> tuple[np.ndarray, float | np.ndarray]:
+        """``(prev, coef)`` per variable: the source of the privacy row pointing at it (-1
+        if none) and that row's coefficient (0 if none)."""
+        source, target, coef = self.privacy
+        prev = np.full(self.classes.num_variables, -1, dtype=np.int64)
+        prev[target] = source
+        if not self.scaled:
+            return prev, coef
+        incoming = np.zeros(self.classes.num_variables)
+        incoming[target] = coef
+        return prev, incoming
+
+    def pair_coef(self, a: np.ndarray, b: np.ndarray, log_factor: float = 0.0
+                  ) -> float | np.ndarray:
+        """Coefficient of ``z[b]`` in a row ``x[a] - e^{log_factor} x[b] >= 0`` divided by
+        ``s_a``: ``e^{log_factor} s_b / s_a`` (a number when unscaled)."""
+        if not self.scaled:
+            return math.exp(log_factor)
+        return scaled_coefficients(self.log_scale, a, b, log_factor)
+
+    def monotone_blocks(self):
+        """Yield ``(a, b, coef)`` for the monotonicity rows ``z[a] - coef z[b] >= 0`` of the
+        regular LP, block by block (:func:`lp_models.lattice.monotonicity_pair_blocks`)."""
+        for a, b in monotonicity_pair_blocks(self.classes):
+            yield a, b, self.pair_coef(a, b)
+
+    @cached_property
+    def scale(self) -> np.ndarray | None:
+        """``s_v`` (0 where it underflows), or None when unscaled."""
+        return None if not self.scaled else np.exp(self.log_scale)
+
+    @cached_property
+    def class_coef(self) -> np.ndarray:
+        """``m_j s_v``: the coefficient of each variable in its class row."""
+        count = self.classes.var_count
+        return count if not self.scaled else count * self.scale
+
+    @cached_property
+    def upper(self) -> np.ndarray:
+        """``1 / (m_j s_v)``: the box every feasible point lies in (``inf`` on overflow)."""
+        count = self.classes.var_count
+        if not self.scaled:
+            return 1.0 / count
+        with np.errstate(over="ignore"):
+            return np.exp(-np.log(count) - self.log_scale)
+
+    def probabilities(self, z: np.ndarray) -> np.ndarray:
+        """The probabilities ``s z`` of a point (0 where they underflow)."""
+        z = np.asarray(z, dtype=float)
+        if not self.scaled:
+            return z
+        with np.errstate(divide="ignore"):
+            return np.exp(self.log_scale + np.log(z))
+
+    def variables(self, x: np.ndarray) -> np.ndarray:
+        """``z = x / s`` for probabilities ``x`` (representable ones: ``s > 0``)."""
+        x = np.asarray(x, dtype=float)
+        return x if not self.scaled else x / self.scale
+
+    @cached_property
+    def layers(self) -> tuple[np.ndarray, ...]:
+        """:func:`chain_layers` of these units' privacy rows."""
+        return chain_layers(self)
+
+
+def chain_layers(units: LatticeUnits) -> tuple[np.ndarray, ...]:
+    """The variables at each position along the privacy chains of ``units.lattice`` (every
+    variable is the source of at most one privacy row and the target of at most one, so the
+    rows form disjoint chains): ``layers[t]`` lists every variable ``t`` rows from the start of
+    its chain, and the predecessor of each is in ``layers[t - 1]``."""
+    source, target, _ = units.privacy
+    num_vars = units.classes.num_variables
+    successor = np.full(num_vars, -1, dtype=np.int64)
+    successor[source] = target
+    has_prev = np.zeros(num_vars, dtype=bool)
+    has_prev[target] = True
+    layers = []
+    current = np.flatnonzero(~has_prev)
+    while current.size:
+        layers.append(current)
+        current = successor[current]
+        current = current[current >= 0]
+    return tuple(layers)
 
 
 @dataclass(frozen=True, eq=False)
 class LatticeDual:
     """Row multipliers of a reduced lattice LP: ``y`` on the class rows (one per class),
-    ``mu`` on the privacy rows (one per variable with a chain successor, in the order of
+    ``mu`` on the privacy rows (one per row of
+    :attr:`LatticeUnits.privacy`, in its order: for the 2Δ-lattice
     ``numpy.flatnonzero(classes.var_next >= 0)``), ``nu`` on the monotonicity rows
     ``x[pairs[0][i]] >= x[pairs[1][i]]``.  In the row order of
     :func:`lp_models.lattice.reduced_lattice_lp` with ``monotone_pairs=pairs`` they are
@@ -85,8 +244,9 @@ class LatticeDual:
         return np.concatenate([self.y, self.mu, self.nu])
 
 
-def _check_dual(classes: LatticeClasses, cost: np.ndarray, dual: LatticeDual) -> None:
-    num_privacy = int((classes.var_next >= 0).sum())
+def _check_dual(units: LatticeUnits, cost: np.ndarray, dual: LatticeDual) -> None:
+    classes = units.classes
+    num_privacy = units.privacy[0].size
     a, b = dual.pairs
     shapes = {"cost": (np.shape(cost), (classes.num_variables,)),
               "y": (np.shape(dual.y), (classes.num_classes,)),
@@ -100,118 +260,155 @@ def _check_dual(classes: LatticeClasses, cost: np.ndarray, dual: LatticeDual) ->
             raise ValueError(f"{name} must be finite")
 
 
-def reduced_costs(classes: LatticeClasses, epsilon: float, cost: np.ndarray,
+def rounding_terms(units: LatticeUnits, pairs) -> np.ndarray | float:
+    """How many terms each reduced cost adds (cost, class term, at most one privacy row out
+    and one in, and its monotonicity rows), for the rounding allowance."""
+    a, b = (np.asarray(p) for p in pairs)
+    if not a.size:
+        return 4.0
+    num_vars = units.classes.num_variables
+    return 4.0 + np.bincount(a, minlength=num_vars) + np.bincount(b, minlength=num_vars)
+
+
+def reduced_costs(units: LatticeUnits, cost: np.ndarray,
                   dual: LatticeDual) -> tuple[np.ndarray, np.ndarray]:
     """``(r, magnitude)``: the reduced cost ``r_v`` of every variable at ``dual`` (``mu`` and
     ``nu`` clipped at 0; see the module docstring) and the sum of the absolute values of the
     terms it adds, for rounding bounds."""
-    _check_dual(classes, cost, dual)
-    decay = math.exp(-epsilon)
+    _check_dual(units, cost, dual)
+    classes = units.classes
     num_vars = classes.num_variables
-    source = np.flatnonzero(classes.var_next >= 0)
-    target = classes.var_next[source]
+    source, target, coef = units.privacy
     mu = np.maximum(dual.mu, 0.0)
     nu = np.maximum(dual.nu, 0.0)
     a, b = (np.asarray(p, dtype=np.int64) for p in dual.pairs)
-    class_term = classes.var_count * dual.y[classes.var_class]
+    class_term = units.class_coef * dual.y[classes.var_class]
     r = cost - class_term
     magnitude = np.abs(cost) + np.abs(class_term)
     r[source] -= mu
-    r[target] += decay * mu
+    r[target] += coef * mu
     magnitude[source] += mu
-    magnitude[target] += decay * mu
+    magnitude[target] += coef * mu
     if a.size:
         nu_out = np.bincount(a, weights=nu, minlength=num_vars)
-        nu_in = np.bincount(b, weights=nu, minlength=num_vars)
+        nu_in = np.bincount(b, weights=units.pair_coef(a, b) * nu, minlength=num_vars)
         r += nu_in - nu_out
         magnitude += nu_in + nu_out
     return r, magnitude
 
 
-def lagrangian_bound(classes: LatticeClasses, epsilon: float, cost: np.ndarray,
-                     dual: LatticeDual) -> float:
-    """A lower bound on the optimum of the reduced LP with cost ``cost`` (either constraint
-    set, any monotonicity rows) from *any* multipliers: ``L(y, mu, nu)`` of the module
-    docstring with rounding accounted for.  Raises ``ValueError`` on mismatched shapes or
-    non-finite input."""
-    r, magnitude = reduced_costs(classes, epsilon, cost, dual)
-    a = np.asarray(dual.pairs[0])
-    # terms per r_v: cost, class term, at most one mu out, one mu in, and its nu rows
-    terms = 4.0 + np.bincount(a, minlength=classes.num_variables) + np.bincount(
-        np.asarray(dual.pairs[1]), minlength=classes.num_variables) if a.size else 4.0
-    rounding = (terms + 2.0) * _UNIT * magnitude * (1 + 1e-6)
-    shortfall = np.minimum(r - rounding, 0.0) / classes.var_count
-    shortfall *= 1 + 2 * _UNIT                              # the division's rounding
-    total_y = float(dual.y.sum()) - dual.y.size * _UNIT * float(np.abs(dual.y).sum())
-    total_short = float(shortfall.sum()) * (1 + shortfall.size * _UNIT)
-    return total_y + total_short - 4 * _UNIT * (abs(total_y) + abs(total_short))
+def lagrangian_bound(units: LatticeUnits, cost: np.ndarray, dual: LatticeDual) -> float:
+    """A lower bound on the optimum of the reduced LP in ``units`` with cost ``cost`` (either
+    constraint set, any monotonicity rows) from *any* multipliers: ``L(y, mu, nu)`` of the
+    module docstring with rounding accounted for.  Raises ``ValueError`` on mismatched shapes
+    or non-finite input."""
+    r, magnitude = reduced_costs(units, cost, dual)
+    terms = rounding_terms(units, dual.pairs)
+    rounding = (terms + 2.0) * UNIT * magnitude * (1 + 1e-6)
+    short = np.minimum(r - rounding, 0.0)
+    negative = short < 0
+    shortfall = short[negative] * units.upper[negative]
+    shortfall *= 1 + 2 * UNIT                               # the products' rounding
+    total_y = float(dual.y.sum()) - dual.y.size * UNIT * float(np.abs(dual.y).sum())
+    total_short = float(shortfall.sum()) * (1 + shortfall.size * UNIT)
+    return total_y + total_short - 4 * UNIT * (abs(total_y) + abs(total_short))
 
 
-def monotone_violation(classes: LatticeClasses, x: np.ndarray) -> float:
-    """Largest ``x[b] - x[a]`` over every monotonicity row ``x[a] >= x[b]`` of the regular
-    LP (0 or negative when all hold), checked block by block."""
+def monotone_violation(units: LatticeUnits, z: np.ndarray) -> float:
+    """Largest ``coef z[b] - z[a]`` over every monotonicity row ``z[a] - coef z[b] >= 0`` of
+    the regular LP (0 or negative when all hold), checked block by block."""
     worst = 0.0
-    for a, b in monotonicity_pair_blocks(classes):
+    for a, b, coef in units.monotone_blocks():
         if a.size:
-            worst = max(worst, float((x[b] - x[a]).max()))
+            worst = max(worst, float((coef * z[b] - z[a]).max()))
     return worst
 
 
-def primal_violation(classes: LatticeClasses, epsilon: float, x: np.ndarray,
-                     regular: bool) -> float:
-    """Largest absolute violation at ``x`` of any row of the reduced LP (class rows, privacy
-    rows, every monotonicity row when ``regular``) or of ``0 <= x <= 1/m_j``."""
-    x = np.asarray(x, dtype=float)
-    if x.shape != (classes.num_variables,) or not np.isfinite(x).all():
+def primal_violation(units: LatticeUnits, z: np.ndarray, regular: bool) -> float:
+    """Largest absolute violation at ``z`` of any row of the reduced LP in ``units`` (class
+    rows, privacy rows, every monotonicity row when ``regular``) or of its box."""
+    classes = units.classes
+    z = np.asarray(z, dtype=float)
+    if z.shape != (classes.num_variables,) or not np.isfinite(z).all():
         raise ValueError(f"x must be {classes.num_variables} finite numbers")
-    totals = np.bincount(classes.var_class, weights=classes.var_count * x,
+    totals = np.bincount(classes.var_class, weights=units.class_coef * z,
                          minlength=classes.num_classes)
-    source = np.flatnonzero(classes.var_next >= 0)
+    source, target, coef = units.privacy
     parts = [float(np.abs(totals - 1.0).max()),
-             float((math.exp(-epsilon) * x[classes.var_next[source]] - x[source]).max(
-                 initial=0.0)),
-             float(-x.min()), float((x - 1.0 / classes.var_count).max())]
+             float((coef * z[target] - z[source]).max(initial=0.0)),
+             float(-z.min()), float((z - units.upper).max())]
     if regular:
-        parts.append(monotone_violation(classes, x))
+        parts.append(monotone_violation(units, z))
     return max(0.0, *parts)
 
 
-def repair_primal(classes: LatticeClasses, epsilon: float, x: np.ndarray, pf: np.ndarray,
-                  regular: bool, lattice: str = "2delta",
-                  anchor: np.ndarray | None = None) -> np.ndarray:
-    """Make ``x`` satisfy every row exactly: clip, renormalise per class, then mix with the
-    strictly feasible ``anchor`` (default ``(uniform + pf) / 2``) by the smallest weight
-    that removes the largest relative violation of a privacy row of ``lattice`` (with
-    ``pf`` PF's point on that lattice) or of a monotonicity row (every one when ``regular``,
-    block by block).  Raises :class:`~lp_models.program.SolverError` if the anchor does not
-    meet a violated row strictly."""
-    x = np.maximum(np.asarray(x, dtype=float), 0.0)
-    totals = np.bincount(classes.var_class, weights=classes.var_count * x,
+def _renormalised(units: LatticeUnits, z: np.ndarray) -> np.ndarray:
+    """``z`` divided per class by its class row's value (every class row then holds)."""
+    classes = units.classes
+    totals = np.bincount(classes.var_class, weights=units.class_coef * z,
                          minlength=classes.num_classes)
-    x = x / totals[classes.var_class]
-    if anchor is None:
-        anchor = 0.5 * (pf + 1.0 / classes.n)
-    decay = math.exp(-epsilon)
+    return z / totals[classes.var_class]
+
+
+def _lifted(units: LatticeUnits, z: np.ndarray, rounding: float, lift: float,
+            rounds: int = 8) -> np.ndarray:
+    """Raise ``z[a]`` to ``coef z[b]`` on every monotonicity row violated by more than
+    ``rounding`` and at most ``lift`` times its two terms, renormalise, and repeat (at most
+    ``rounds`` times, until none is)."""
+    for _ in range(rounds):
+        raised = False
+        for a, b, coef in units.monotone_blocks():
+            second = coef * z[b]
+            excess = second - z[a]
+            scale = z[a] + second
+            bad = (excess > rounding * scale) & (excess <= lift * scale)
+            if bad.any():
+                np.maximum.at(z, a[bad], second[bad])
+                raised = True
+        if not raised:
+            break
+        z = _renormalised(units, z)
+    return z
+
+
+def repair_primal(units: LatticeUnits, z: np.ndarray, anchor: np.ndarray,
+                  regular: bool, rounding: float = 0.0,
+                  lift: float = 0.0) -> np.ndarray | None:
+    """Make ``z`` satisfy every row exactly: clip, renormalise per class, then mix with the
+    strictly feasible ``anchor`` by the smallest weight that removes the largest relative
+    violation of a privacy row or of a monotonicity row (every one when ``regular``, block by
+    block).  Violations up to ``rounding`` times the sum of a row's two terms are left: they
+    are rounding of terms that are equal at a tight row (say ``rounding = 8 * 2^-52``).
+    With ``lift > 0`` monotonicity rows violated by at most ``lift`` times their terms are
+    first made to hold by raising their first variable (and renormalising): a solver's
+    tolerance leaves tight rows violated by ~1e-10, which mixing would repair only at the
+    cost of the anchor's slack on that row, tiny where two probabilities differ by
+    ``O(e^-eps)`` (measured at n = k = 4, eps = 21.2: 10% of the objective).  The privacy
+    rows must have slack for that (a solver's point of rows tightened by more than
+    ``lift``).  Returns None if the anchor does not meet a violated row strictly (then no mixing
+    helps)."""
+    z = _renormalised(units, np.maximum(np.asarray(z, dtype=float), 0.0))
+    if regular and lift > 0:
+        z = _lifted(units, z, rounding, lift)
 
     def rows():
-        yield (*privacy_pairs(classes, lattice), decay)
+        yield units.privacy
         if regular:
-            for a, b in monotonicity_pair_blocks(classes):
-                yield a, b, 1.0
+            yield from units.monotone_blocks()
 
     theta = 0.0
     for a, b, coef in rows():
-        row_x = x[a] - coef * x[b]
-        bad = row_x < 0
+        second = coef * z[b]
+        row_z = z[a] - second
+        bad = row_z < -rounding * (z[a] + second)
         if bad.any():
-            row_anchor = anchor[a[bad]] - coef * anchor[b[bad]]
+            row_coef = coef[bad] if np.ndim(coef) else coef
+            row_anchor = anchor[a[bad]] - row_coef * anchor[b[bad]]
             if (row_anchor <= 0).any():
-                raise SolverError("cannot repair the primal point: the anchor is not strictly "
-                                  "feasible", status="repair failed", num_rows=0,
-                                  num_cols=x.size, num_nonzeros=0, method="repair")
-            need = -row_x[bad] / (row_anchor - row_x[bad])
+                return None
+            need = -row_z[bad] / (row_anchor - row_z[bad])
             theta = max(theta, float(need.max()))
     if theta > 0:
         theta = min(1.0, theta * (1 + 1e-9) + 1e-16)
-        x = (1 - theta) * x + theta * anchor
-    return x
+        z = (1 - theta) * z + theta * anchor
+    return z

@@ -16,7 +16,7 @@ the reduced LP (one error row per class) and the full LP (one per vector) alike,
   ``t`` (the last) with cost 1, and one row ``t - (E x)_u >= 0`` per unit, placed after the
   rows of the given LP.  ``t`` is boxed in ``[0, upper]`` (no expected error exceeds ``k``
   lattice steps), so :func:`lp_models.program.dual_objective` turns any row multipliers
-  into a finite lower bound.  ``objective_scale`` is 1: the objective is in units of Δ.
+  into a finite lower bound.  ``objective_scale`` is the unit of ``t`` (1: units of Δ).
 
 Rows appended later (row generation) must have one more column than the original LP.
 """
@@ -89,22 +89,28 @@ def with_weighted_objective(lp: LinearProgram, errors, weights) -> LinearProgram
         metadata={**lp.metadata, "objective": "weighted", "objective_weights": weights})
 
 
-def with_max_objective(lp: LinearProgram, errors, upper: float) -> LinearProgram:
+def with_max_objective(lp: LinearProgram, errors, upper: float, scale: float = 1.0
+                       ) -> LinearProgram:
     """``lp`` with the epigraph column ``t`` and rows ``t >= (E x)_u`` (module docstring);
     ``metadata["epigraph_column"]`` is ``t``'s index, ``"epigraph_rows"`` the row range.
-    The objective ``t`` is in units of Δ (``objective_scale`` 1)."""
+    The objective ``t`` is in units of ``scale`` Δ (``objective_scale``; the rows read
+    ``t - (E x)_u / scale >= 0`` and ``t <= upper / scale``)."""
     errors = _check_errors(lp, errors)
     if not (np.isfinite(upper) and upper > 0):
         raise ValueError(f"upper must be a finite number > 0, got {upper!r}")
+    if not (np.isfinite(scale) and scale > 0):
+        raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
     units = errors.shape[0]
-    epigraph = lp.with_columns([0.0], 0.0, upper, label=LabelBlock(
+    epigraph = lp.with_columns([0.0], 0.0, upper / scale, label=LabelBlock(
         "epigraph", 1, "t", names=("t",)))
-    epigraph = epigraph.with_rows(sp.hstack([-errors, sp.csc_matrix(np.ones((units, 1)))]),
-                                  0.0, np.inf, epigraph_block(lp, units))
+    epigraph = epigraph.with_rows(
+        sp.hstack([-errors / scale, sp.csc_matrix(np.ones((units, 1)))]), 0.0, np.inf,
+        epigraph_block(lp, units))
     cost = np.zeros(lp.num_cols + 1)
     cost[-1] = 1.0
     return dataclasses.replace(
-        epigraph.with_objective(cost, units="largest expected error over Q, units of Δ"),
+        epigraph.with_objective(cost, scale=scale,
+                                units="largest expected error over Q, units of Δ"),
         name=f"{lp.name} [max]",
         metadata={**lp.metadata, "objective": "max", "epigraph_column": lp.num_cols,
                   "epigraph_rows": (lp.num_rows, lp.num_rows + units)})

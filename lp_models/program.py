@@ -76,14 +76,16 @@ class SolverError(RuntimeError):
     """HiGHS did not return a certified optimum.
 
     Attributes: ``status`` (HiGHS model status text, or a description of the failed check),
-    ``num_rows``, ``num_cols``, ``num_nonzeros`` and ``method``.
+    ``num_rows``, ``num_cols``, ``num_nonzeros`` (None when not counted: left out of the
+    message) and ``method``.
     """
 
     def __init__(self, message: str, *, status: str, num_rows: int, num_cols: int,
-                 num_nonzeros: int, method: str):
+                 num_nonzeros: int | None, method: str):
+        nonzeros = "" if num_nonzeros is None else f", {num_nonzeros} nonzeros"
         super().__init__(
-            f"{message} [status: {status}; model: {num_rows} rows x {num_cols} columns, "
-            f"{num_nonzeros} nonzeros; method: {method}]"
+            f"{message} [status: {status}; model: {num_rows} rows x {num_cols} columns"
+            f"{nonzeros}; method: {method}]"
         )
         self.status = status
         self.num_rows = num_rows

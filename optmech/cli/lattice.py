@@ -38,7 +38,8 @@ METHODS = ("auto", "simplex", "ipm", "pdlp")
 MECHANISMS = ("pf", "em", "rnm_laplace")
 OBJECTIVES = ("sum", "max", "weighted")
 LATTICES = ("2delta", "delta")
-DEFAULT_TOL = 1e-4      # optmech.lattice.bound.DEFAULT_TOL (the CLI imports lazily)
+# optmech.lattice.bound.DEFAULT_TOL and DEFAULT_TIME_LIMIT (the CLI imports lazily)
+DEFAULT_TOL, DEFAULT_TIME_LIMIT = 1e-4, 600.0
 # argparse type: comma-separated names, either spelling (rnm-laplace, rnm_laplace)
 mechanism_list = names(MECHANISMS, many=True)
 
@@ -153,8 +154,9 @@ def register(subparsers) -> None:
     _bound_options(bound)
     bound.add_argument("--mechanisms", type=mechanism_list, default=list(MECHANISMS),
                        help="ratio brackets to compute (default pf,em,rnm_laplace)")
-    bound.add_argument("--time-limit", type=positive_float, default=None,
-                       help="wall-clock seconds; the bracket reached by then is returned")
+    bound.add_argument("--time-limit", type=positive_float, default=DEFAULT_TIME_LIMIT,
+                       help="wall-clock seconds; the bracket reached by then is returned "
+                            f"(default {DEFAULT_TIME_LIMIT:g})")
     _weighting_options(bound)
     add_json_flag(bound)
     bound.set_defaults(func=run_bound)
@@ -174,8 +176,8 @@ def register(subparsers) -> None:
     ratio.add_argument("--bound", action="store_true",
                        help="bracket each optimum instead of solving it (as 'lattice "
                             "bound'; --method is then unused and --time-limit is per "
-                            "point): every ratio becomes a certified [lo, hi] pair, in the "
-                            "JSON and as a band in the plot")
+                            f"point, default {DEFAULT_TIME_LIMIT:g}): every ratio becomes a "
+                            "certified [lo, hi] pair, in the JSON and as a band in the plot")
     _bound_options(ratio)
     _common_options(ratio)
     add_sweep_flags(ratio)
@@ -293,7 +295,8 @@ def run_ratio(args: argparse.Namespace) -> int:
         from optmech.lattice.bound import bound_sweep
 
         curves = bound_sweep(args.n, args.k, args.eps, mechanisms=args.mechanisms,
-                             tol=args.tol, time_limit=args.time_limit,
+                             tol=args.tol, time_limit=(DEFAULT_TIME_LIMIT if args.time_limit
+                                                       is None else args.time_limit),
                              weighting=args.weighting, constraints=args.constraints,
                              **sweep_options(args))
         extra = {"bound": True, "tol": args.tol}

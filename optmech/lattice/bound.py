@@ -36,20 +36,39 @@ import numpy as np
 from lp_models.display import Displayed, ResultList, Tabular, joined
 from lp_models.lattice import class_weights, variable_costs
 from lp_models.lattice_bracket import FEASIBILITY_TOLERANCE, bracket_lattice_lp
-from lp_models.lattice_certificates import LatticeDual, lagrangian_bound, primal_violation
+from lp_models.lattice_certificates import (
+    LatticeDual,
+    LatticeUnits,
+    lagrangian_bound,
+    primal_violation,
+)
 from lp_models.lattice_classes import LatticeClasses
 from lp_models.lattice_recurrences import pf_lattice_probabilities
 from lp_models.program import SolverError
 from optmech.lattice.inputs import check_lattice, lattice_table
-from optmech.lattice.optimum import LatticeSolutionMechanism, lattice_lp_size
-from optmech.lattice.ratios import RATIO_MECHANISMS, total_error
-from optmech.selection.mechanisms import as_mechanism
-from optmech.validation import InvalidArgumentError, check_choice, check_positive
+from optmech.lattice.optimum import (
+    LatticeSolutionMechanism,
+    lattice_lp_counts,
+    lattice_lp_size,
+)
+from optmech.lattice.ratios import (
+    RATIO_MECHANISMS,
+    add_own_ratios,
+    mechanism_totals,
+    split_mechanisms,
+    sweep_blocks,
+    sweep_cells,
+)
+from optmech.progress import progress
+from optmech.validation import InvalidArgumentError, check_positive
 
-__all__ = ["DEFAULT_TOL", "LatticeBracket", "RatioBands", "bound_cell", "bound_lattice", "bound_sweep",
-           "bracket_ratios"]
+__all__ = ["DEFAULT_TIME_LIMIT", "DEFAULT_TOL", "LatticeBracket", "RatioBands", "bound_cell",
+           "bound_lattice", "bound_sweep", "bracket_ratios"]
 
 DEFAULT_TOL = 1e-4
+# Seconds a bracket runs at most unless told otherwise (the bracket reached by then is
+# returned, certified, with status "time_limit").
+DEFAULT_TIME_LIMIT = 600.0
 _UNIT = 2.0 ** -52
 
 
@@ -131,14 +150,16 @@ class LatticeBracket(Displayed):
 
 
 def bound_lattice(n: int, k: int, epsilon: float, *, tol: float = DEFAULT_TOL,
-                  time_limit: float | None = None, weighting: str = "lattice",
+                  time_limit: float | None = DEFAULT_TIME_LIMIT, weighting: str = "lattice",
                   constraints: str = "regular", log=None) -> LatticeBracket:
     """Certified bracket on the optimum of the lattice LP for ``n`` items, depth ``k`` and
     privacy ``epsilon`` (the LP of :func:`optmech.lattice.optimum.solve_lattice`, same
     ``weighting`` and ``constraints``), narrowed until its relative width is at most ``tol``
-    or ``time_limit`` seconds (wall clock) have passed.  ``log``: a callable receiving one
-    line per improvement.  Raises :class:`SolverError` if a certificate fails (a bug, never
-    expected).
+    or ``time_limit`` seconds (wall clock; default :data:`DEFAULT_TIME_LIMIT`, None for no
+    limit) have passed.  The current bracket is reported through
+    :func:`optmech.progress.progress` (a status line on stderr when the ``optmech`` command
+    runs); ``log``: a callable receiving one line per improvement.  Raises
+    :class:`SolverError` if a certificate fails (a bug, never expected).
     """
     n, k, epsilon = check_lattice(n, k, epsilon, weighting, constraints)
     tol = check_positive(tol, "tol")
@@ -150,9 +171,16 @@ def bound_lattice(n: int, k: int, epsilon: float, *, tol: float = DEFAULT_TOL,
     classes = lattice_table(n, k, "bound")
     regular = constraints == "regular"
     deadline = None if time_limit is None else started + time_limit
-    run = bracket_lattice_lp(classes, epsilon, weighting, regular, tol=tol, deadline=deadline,
-                             log=log)
     scale = float(class_weights(classes, weighting).sum())
+    with progress(desc=f"lattice bound n={n} k={k} eps={epsilon:g}") as bar:
+        def report(seconds, steps, lower, upper):
+            text = _bracket_text(lower * scale, upper * scale)
+            bar.set_postfix_str(text)
+            if log is not None:
+                log(f"{seconds:8.1f} s  {steps:7d} steps  {text}")
+
+        run = bracket_lattice_lp(classes, epsilon, weighting, regular, tol=tol,
+                                 deadline=deadline, callback=report)
     lower, upper, violation = _certify(classes, epsilon, weighting, regular, run, scale)
     width = (upper - lower) / lower
     _, num_rows = lattice_lp_size(n, k, constraints, classes=classes)
@@ -168,19 +196,27 @@ def bound_lattice(n: int, k: int, epsilon: float, *, tol: float = DEFAULT_TOL,
         probabilities=run.point, dual=run.dual, history=tuple(run.history), classes=classes)
 
 
+def _bracket_text(lower: float, upper: float) -> str:
+    """The current bracket as progress reports show it."""
+    width = (upper - lower) / lower if lower > 0 else math.inf
+    return f"lower {lower:.8g}, upper {upper:.8g}, width {width:.2e}"
+
+
 def _certify(classes, epsilon, weighting, regular, run, scale) -> tuple[float, float, float]:
     """``(lower, upper, max violation)`` recomputed from the run's dual and primal points
     (total-error units), independently of how they were found."""
+    units = LatticeUnits(classes, epsilon)
     cost = variable_costs(classes, weighting)          # unnormalised: total error
-    lower = lagrangian_bound(classes, epsilon, cost, _rescaled(run.dual, scale))
-    violation = primal_violation(classes, epsilon, run.point, regular)
+    lower = lagrangian_bound(units, cost, _rescaled(run.dual, scale))
+    violation = primal_violation(units, run.point, regular)
     products = cost * run.point
     upper = float(products.sum()) * (1 + products.size * _UNIT)      # rounding, upwards
     if not (violation <= FEASIBILITY_TOLERANCE and math.isfinite(lower)
             and math.isfinite(upper) and 0 < lower <= upper):
+        num_cols, num_rows, nonzeros = lattice_lp_counts(classes, regular)
         raise SolverError(f"bracket failed its certificate: lower {lower!r}, upper {upper!r}, "
                           f"violation {violation!r}", status="certificate failed",
-                          num_rows=0, num_cols=classes.num_variables, num_nonzeros=0,
+                          num_rows=num_rows, num_cols=num_cols, num_nonzeros=nonzeros,
                           method="pdhg")
     return lower, upper, violation
 
@@ -193,17 +229,17 @@ def _rescaled(dual: LatticeDual, scale: float) -> LatticeDual:
 
 def bracket_ratios(bracket: LatticeBracket, mechanisms=RATIO_MECHANISMS
                    ) -> dict[str, tuple[float, float]]:
-    """``{name: (T_M / upper, T_M / lower)}``: the optimality ratio of each named mechanism
-    (``"pf"``, ``"em"``, ``"rnm_laplace"``, from :data:`RATIO_MECHANISMS`) lies in this
-    interval, ``T_M`` being its exact total error on the bracket's lattice and weighting."""
-    out = {}
-    for name in mechanisms:
-        mechanism = as_mechanism(check_choice(name, "mechanism", RATIO_MECHANISMS),
-                                 bracket.epsilon)
-        value = total_error(mechanism, bracket.n, bracket.k, bracket.weighting,
-                            bracket.classes)
-        out[name] = (value / bracket.upper, value / bracket.lower)
-    return out
+    """``{key: (T_M / upper, T_M / lower)}``: the optimality ratio of each mechanism lies in
+    this interval, ``T_M`` being its exact total error on the bracket's lattice and
+    weighting.  ``mechanisms`` as for :func:`optmech.lattice.ratios.optimality_ratios`:
+    names (``"pf"``, ``"em"``, ``"rnm_laplace"``, ...), or your own mechanisms at the
+    bracket's epsilon (a :class:`~optmech.selection.mechanisms.PmfMechanism`, an object with
+    ``pmf(scores)`` or a function of the scores), keyed by the name given or the mechanism's
+    ``name``."""
+    return {key: (value / bracket.upper, value / bracket.lower)
+            for key, value in mechanism_totals(mechanisms, bracket.epsilon, bracket.n,
+                                               bracket.k, bracket.weighting,
+                                               bracket.classes).items()}
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -254,31 +290,34 @@ def bound_cell(n: int, k: int, epsilon: float, mechanisms: list[str], weighting:
 
 
 def bound_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, tol: float = DEFAULT_TOL,
-                time_limit: float | None = None, weighting: str = "lattice",
+                time_limit: float | None = DEFAULT_TIME_LIMIT, weighting: str = "lattice",
                 constraints: str = "regular", workers: int = 1, dask_scheduler=None,
                 cache_dir=None, show_progress: bool | None = None) -> ResultList:
     """:func:`optmech.lattice.ratios.ratio_sweep` with a certified bracket per point instead
-    of the exact optimum (``time_limit`` per point): one :class:`RatioBands` per ``(n, k)``
-    in ``ns x ks``, in a :class:`~lp_models.display.ResultList` (``to_frame()``: one row
-    per point)."""
-    from optmech.lattice.ratios import sweep_blocks, sweep_cells
+    of the exact optimum (``time_limit`` per point, default :data:`DEFAULT_TIME_LIMIT`): one
+    :class:`RatioBands` per ``(n, k)`` in ``ns x ks``, in a
+    :class:`~lp_models.display.ResultList` (``to_frame()``: one row per point).
+    ``mechanisms`` as for :func:`~optmech.lattice.ratios.ratio_sweep`: built-in names
+    (bracketed inside the cells), or your own mechanisms as functions ``epsilon ->
+    mechanism``, in a list or a dict ``{label: name or function}``, whose ratio brackets are
+    computed in this process from each cell's certified ``[lower, upper]``."""
     from optmech.sweep import run_sweep
 
     tol = check_positive(tol, "tol")
     if time_limit is not None:
         time_limit = check_positive(time_limit, "time_limit")
-    if isinstance(mechanisms, str):
-        mechanisms = [mechanisms]
-    mechanisms = [check_choice(m, "mechanism", RATIO_MECHANISMS) for m in mechanisms]
-    cells, eps = sweep_cells(ns, ks, epsilons, mechanisms, weighting, constraints,
-                             tol=tol, time_limit=time_limit)
+    names, factories = split_mechanisms(mechanisms)
+    cells, eps = sweep_cells(ns, ks, epsilons, sorted(set(names.values())), weighting,
+                             constraints, tol=tol, time_limit=time_limit)
     results = run_sweep(bound_cell, cells, workers=workers, dask_scheduler=dask_scheduler,
                         cache_dir=cache_dir, desc="lattice ratio brackets",
                         show_progress=show_progress)
+    add_own_ratios(cells, results, names, factories, weighting,
+                   lambda value, result: [value / result["upper"], value / result["lower"]])
     return ResultList(RatioBands(n=cell["n"], k=cell["k"], epsilons=eps.copy(),
-                       lower=np.array([r["lower"] for r in block]),
-                       upper=np.array([r["upper"] for r in block]),
-                       ratios={m: np.array([r["ratios"][m] for r in block])
-                               for m in cell["mechanisms"]},
-                       status=tuple(r["status"] for r in block))
-            for cell, block in sweep_blocks(cells, results, eps.size))
+                                 lower=np.array([r["lower"] for r in block]),
+                                 upper=np.array([r["upper"] for r in block]),
+                                 ratios={m: np.array([r["ratios"][m] for r in block])
+                                         for m in [*names, *factories]},
+                                 status=tuple(r["status"] for r in block))
+                      for cell, block in sweep_blocks(cells, results, eps.size))

@@ -35,6 +35,7 @@ from lp_models.lattice import (
     pair_rows,
     reduced_lattice_lp,
 )
+from lp_models.lattice_certificates import LatticeUnits
 from lp_models.lattice_classes import LatticeClasses
 from lp_models.lattice_objectives import (
     OBJECTIVES,
@@ -44,8 +45,12 @@ from lp_models.lattice_objectives import (
 )
 from lp_models.lattice_recurrences import pf_lattice_probabilities
 from lp_models.program import HighsModel, SolverError
-from lp_models.scaling import original_duals, scale_rows, scaled_program
-from optmech.lattice.solve_loop import pair_keys, violated_monotone_rows
+from optmech.lattice.solve_loop import (
+    DUAL_SIMPLEX,
+    PRIMAL_SIMPLEX,
+    pair_keys,
+    violated_monotone_rows,
+)
 from optmech.validation import InvalidArgumentError
 
 __all__ = [
@@ -62,7 +67,6 @@ WEIGHT_FAMILIES = ("geometric", "depth")
 _MAX_ROUNDS = 200
 _TOLERANCES = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10,
                "small_matrix_value": 1e-12}
-
 
 def objective_weights(weights, classes: LatticeClasses) -> np.ndarray:
     """Class weights (the prior summed over each class) from an array or a spec string (see
@@ -116,43 +120,83 @@ def aggregate_error(errors: np.ndarray, objective: str, weights: np.ndarray | No
 
 def objective_lp(classes: LatticeClasses, epsilon: float, lattice: str, objective: str,
                  weighting: str, weights: np.ndarray | None, constraints: str,
-                 monotone_pairs=None):
-    """The reduced LP of the lattice with the chosen objective (no scaling beyond the
-    builders')."""
+                 monotone_pairs=None, units: LatticeUnits | None = None):
+    """The reduced LP of the lattice with the chosen objective, in the variables of ``units``
+    (probabilities when None).  In scaled units (:meth:`LatticeUnits.relative`) the
+    objective is also relative to the scale's: the cost is divided by the value of the point
+    of all ones, and the epigraph variable of ``"max"`` is in units of that point's largest
+    class error (``objective_scale`` holds either), so that the point of all ones has value
+    1."""
+    log_scale = None if units is None else units.log_scale
     if lattice == "delta":
         lp = delta_lattice_lp(classes.n, classes.k, epsilon, weighting, classes=classes,
-                              monotone_pairs=monotone_pairs)
+                              monotone_pairs=monotone_pairs, log_scale=log_scale)
     else:
         lp = reduced_lattice_lp(classes.n, classes.k, epsilon, weighting, constraints,
-                                classes=classes, monotone_pairs=monotone_pairs)
+                                classes=classes, monotone_pairs=monotone_pairs,
+                                log_scale=log_scale)
     errors = class_error_matrix(classes, lattice)
+    if units is not None and units.scaled:
+        errors = errors @ sp.diags(units.scale)
     if objective == "max":
-        return with_max_objective(lp, errors, level_error(lattice) * classes.k)
+        scale = 1.0 if units is None or not units.scaled else float((errors @ np.ones(
+            classes.num_variables)).max())
+        return with_max_objective(lp, errors, level_error(lattice) * classes.k, scale)
     if objective == "weighted":
-        return with_weighted_objective(lp, errors, weights)
-    return lp
+        lp = with_weighted_objective(lp, errors, weights)
+    if units is None or not units.scaled:
+        return lp
+    value = lp.objective_value(np.ones(lp.num_cols))          # PF's, in the LP's scale
+    return lp.with_objective(lp.cost / value, scale=lp.objective_scale * value,
+                             units=lp.objective_units)
 
 
-def solve_objective_with_highs(classes: LatticeClasses, epsilon: float, *, lattice: str,
-                               objective: str, weighting: str, weights: np.ndarray | None,
-                               constraints: str, method: str, time_limit: float | None,
-                               pf: np.ndarray):
-    """Solve the LP of :func:`objective_lp` with HiGHS, one model kept between rounds, and
-    for ``"regular"`` add the violated monotonicity rows by row generation (HiGHS's dual
-    simplex continues from its basis).  Returns ``(x, LP certified against, row duals,
-    HiGHS status, method label)``; ``x`` includes the epigraph column for ``"max"``.
+def solve_objective_with_highs(units: LatticeUnits, *, objective: str, weighting: str,
+                               weights: np.ndarray | None, constraints: str, method: str,
+                               time_limit: float | None, margin: float, rounding: float,
+                               cap: float):
+    """Solve the LP of :func:`objective_lp` in ``units`` with HiGHS, one model kept between
+    rounds, and for ``"regular"`` add the violated monotonicity rows by row generation
+    (HiGHS's dual simplex continues from its basis).  Returns ``(LP certified against, the
+    solver's point, its row duals, HiGHS status, method label)``: the LP has the rows HiGHS
+    had at the end (``metadata["monotone_pairs"]``) with their exact coefficients, in
+    ``units``; the point includes the epigraph column of ``"max"``.  Monotonicity rows
+    violated by more than ``rounding`` times their two terms are generated (the repair
+    leaves violations up to that).
 
-    HiGHS solves the LP scaled by PF (:mod:`lp_models.scaling`: the variable ``x / pf`` is
-    of order 1 for every class, ``t`` is divided by PF's largest class error, each row has
-    largest coefficient 1 and the objective is divided by PF's value), so its absolute
-    tolerances (1e-10) bound *relative* violations of the privacy and monotonicity rows.
-    HiGHS ignores matrix entries below ``small_matrix_value`` (set to its least, 1e-12):
-    deep levels of a class row at large eps; the own-score monotonicity rows are in the
-    model from the start, so those variables stay bounded by their neighbours, and the
-    repair's renormalisation restores the class rows exactly.  Unscaled, at n = 3, k = 4, eps = 4 the max objective came back
-    with relative row violations whose repair cost 4e-6 of the objective (level-4
-    probabilities are ~1e-7 there).  The point and multipliers returned are unscaled, and
-    the LP certified against is the unscaled one with the generated rows.
+    The units are relative to PF's probabilities (:meth:`LatticeUnits.relative`; on the
+    Δ-lattice to PF with coins ``e^{-eps ceil(j / 2)}``): every privacy and monotonicity
+    coefficient is ``e^-eps`` times a ratio of neighbouring scales (a normal double for every
+    ``eps <= 700``, while the probabilities span ``e^{-eps k}``), and HiGHS's absolute
+    tolerances (1e-10) bound *relative* violations.  Unscaled, the LP failed its certificate
+    from about eps = 10 (n, k <= 4: relative row violations whose repair cost up to 1e-4 of
+    the objective, and dual bounds that lost every digit to rounding at eps = 40, where the
+    optimum is ~1e-18).  HiGHS drops matrix entries below ``small_matrix_value`` (set to its
+    least, 1e-12): deep levels of a class row at large eps (the repair's renormalisation
+    restores the class rows exactly), and the second coefficient of rows that then read
+    ``z_a >= 0`` (a relaxation).
+
+    HiGHS solves the LP with every privacy row *tightened* by the relative ``margin`` (the
+    coefficient of its second term times ``1 + margin``): its point then meets the exact
+    privacy rows with a relative slack of about ``margin`` instead of violating the tight ones
+    by rounding, and needs no mixing with a feasible anchor, whose cost at large eps can
+    exceed the objective by ``e^{eps / 2}`` (on the Δ-lattice, where no regular mechanism
+    known in closed form is within a constant factor of the optimum; measured at n = 3,
+    k = 1, eps = 42.7: a repaired point 4000 times the optimum).  The price is of order
+    ``margin`` times the objective.  Monotonicity rows are tightened by at most a hundredth of
+    the scale point's own slack (:func:`_tightened_coef`): at large eps some hold between
+    probabilities that differ by less than their rounding (two top items with
+    ``1 - O(e^-eps)``), and tightened by ``margin`` they made the LP infeasible (n = 2,
+    k = 2, eps = 43), while untightened the point violated others by 1e-14 and mixing cost
+    up to 7e-6 of the objective (n = k = 4, eps = 10.5, max).
+
+    HiGHS also bounds every variable by ``cap`` (the scale's point is all ones): where it
+    drops the class-row coefficient of a deep level, nothing else bounds that variable in its
+    model, and it returned points beyond their bounds by 1e7 (n = 2, k = 3, eps = 14.8, max,
+    Appendix D's rows); such a variable left at a large value also unbalances its class row
+    (by ``cap`` times the dropped coefficient) once the row is restored.  The bound only
+    restricts HiGHS's LP, so its point stays feasible for the certified LP, whose lower
+    bound uses the true box.
 
     Row generation starts from the own-score monotonicity rows (which bound every scaled
     variable by its chain neighbour) and adds the violated others: at eps = 0.5 the max
@@ -162,46 +206,83 @@ def solve_objective_with_highs(classes: LatticeClasses, epsilon: float, *, latti
     held-row start of the sum objective begins at PF's basis, which is not optimal for
     these objectives).
     """
+    classes = units.classes
     regular = constraints == "regular"
     empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     seed = next(monotonicity_pair_blocks(classes)) if regular else empty
-    lp = objective_lp(classes, epsilon, lattice, objective, weighting, weights, constraints,
-                      monotone_pairs=seed if regular else None)
-    errors = class_error_matrix(classes, lattice) @ pf
-    col_scale = (np.append(pf, errors.max()) if objective == "max"
-                 else np.asarray(pf, dtype=float))
-    cost_scale = lp.objective_value(col_scale)           # PF's value: objective of order 1
-    scaled, row_scale = scaled_program(lp, col_scale, cost_scale)
+    lp = objective_lp(classes, units.epsilon, units.lattice, objective, weighting, weights,
+                      constraints, monotone_pairs=seed if regular else None, units=units)
     solver = "simplex" if method == "auto" else method
-    model = HighsModel(scaled, solver, options=_TOLERANCES)
+    head = classes.num_classes + units.privacy[0].size
+    solved = _tightened(lp, slice(classes.num_classes, head), slice(head, head + seed[0].size),
+                        margin)
+    col_upper = solved.col_upper.copy()
+    col_upper[:classes.num_variables] = np.minimum(col_upper[:classes.num_variables], cap)
+    model = HighsModel(dataclasses.replace(solved, col_upper=col_upper), solver,
+                       options=_TOLERANCES)
     first, second = seed
+    num_vars = classes.num_variables
+
+    def run():
+        return model.run(time_limit=time_limit, feasibility_tolerance=1e-6,
+                         refactor_tolerance=1e-12)
+
     for round_index in range(_MAX_ROUNDS):
-        sol = model.run(time_limit=time_limit, feasibility_tolerance=1e-6,
-                        refactor_tolerance=1e-9)
+        try:
+            sol = run()
+        except SolverError as error:
+            # After rows were added HiGHS's dual simplex can end with status "Unknown" (n = k
+            # = 4, eps = 21.2, Δ-lattice, max); the primal simplex from a fresh factorisation
+            # of the same basis finishes the round.  Any other failure is raised.
+            if round_index == 0 or solver != "simplex" or error.status != "Unknown":
+                raise
+            model.refactor()
+            model.set_options({"simplex_strategy": PRIMAL_SIMPLEX})
+            sol = run()
+            model.set_options({"simplex_strategy": DUAL_SIMPLEX})
         if solver == "ipm" and round_index == 0:
             model.set_options({"solver": "simplex"})    # simplex from IPX's basis (rounds)
             continue
         if not regular:
             break
-        x = col_scale[:classes.num_variables] * sol.x[:classes.num_variables]
-        new_a, new_b = violated_monotone_rows(classes, x, pair_keys(classes, first, second))
+        new_a, new_b = violated_monotone_rows(units, sol.x[:num_vars],
+                                              pair_keys(classes, first, second), rounding)
         if new_a.size == 0:
             break
-        rows, scale = scale_rows(pair_rows(new_a, new_b, 1.0, lp.num_cols), col_scale)
-        model.add_rows(rows, np.zeros(new_a.size), np.full(new_a.size, np.inf))
+        coef = _tightened_coef(units.pair_coef(new_a, new_b), margin)
+        model.add_rows(pair_rows(new_a, new_b, coef, lp.num_cols), np.zeros(new_a.size),
+                       np.full(new_a.size, np.inf))
         model.set_options({"solver": "simplex"})
-        row_scale = np.concatenate([row_scale, scale])
         first, second = np.concatenate([first, new_a]), np.concatenate([second, new_b])
     else:
         raise SolverError("row generation did not converge", status="row generation",
                           num_rows=model.lp.num_rows, num_cols=lp.num_cols,
                           num_nonzeros=model.lp.num_nonzeros, method=solver)
-    added = first.size - seed[0].size
-    generated = pair_rows(first[seed[0].size:], second[seed[0].size:], 1.0, lp.num_cols)
-    certify_lp = dataclasses.replace(
-        lp, matrix=sp.vstack([lp.matrix, generated], format="csc"),
-        row_lower=np.concatenate([lp.row_lower, np.zeros(added)]),
-        row_upper=np.concatenate([lp.row_upper, np.full(added, np.inf)]),
-        metadata={**lp.metadata, "monotone_pairs": (first, second)})
-    return (col_scale * sol.x, certify_lp, original_duals(sol.row_duals, row_scale, cost_scale),
-            sol.status, f"highs-{solver}")
+    new = slice(seed[0].size, None)
+    certify_lp = lp.with_rows(pair_rows(first[new], second[new],
+                                        units.pair_coef(first[new], second[new]), lp.num_cols),
+                              0.0, np.inf)
+    certify_lp = dataclasses.replace(certify_lp, metadata={
+        **lp.metadata, "monotone_pairs": (first, second)})
+    return certify_lp, sol.x, sol.row_duals, sol.status, f"highs-{solver}"
+
+
+def _tightened(lp, privacy: slice, monotone: slice, margin: float):
+    """``lp`` with the negative coefficients of the ``privacy`` rows times ``1 + margin``
+    and those of the ``monotone`` rows by :func:`_tightened_coef`."""
+    matrix = lp.matrix.tocoo()
+    data = matrix.data.copy()
+    row = matrix.row
+    inside = (row >= privacy.start) & (row < privacy.stop) & (data < 0)
+    data[inside] *= 1 + margin
+    inside = (row >= monotone.start) & (row < monotone.stop) & (data < 0)
+    data[inside] = -_tightened_coef(-data[inside], margin)
+    return dataclasses.replace(lp, matrix=sp.csc_matrix((data, (row, matrix.col)),
+                                                        shape=matrix.shape))
+
+
+def _tightened_coef(coef, margin: float):
+    """A monotonicity coefficient made larger by the relative ``min(margin, (1 - coef) /
+    100)``: the scale's own point (all ones) keeps most of its slack ``1 - coef``, and a row
+    it meets with equality (or violates) is left as it is."""
+    return coef * (1 + np.clip((1 - coef) / 100, 0.0, margin))

@@ -58,18 +58,32 @@ solver on the reduced LP (a cross-check; PDLP rarely reaches the 1e-7 certificat
 Beyond the paper's setting (``objective="max"`` or ``"weighted"``, ``lattice="delta"``;
 :mod:`optmech.lattice.objectives`): step 1 does not apply (the chain dual certifies PF for
 the sum over the 2Δ-lattice only), HiGHS solves the LP of that objective and lattice with
-monotonicity rows added by row generation, and the point is repaired and certified as in
-step 2: every row checked (all monotonicity rows, the epigraph rows of ``"max"`` with ``t``
-recomputed as the largest class error of the repaired point), the bound recomputed from the
-multipliers.  ``lower_bound`` and ``gap`` then certify ``objective_value``.
+monotonicity rows added by row generation, and the point is repaired and certified: every
+row checked (all monotonicity rows, the epigraph rows of ``"max"`` with ``t`` recomputed as
+the largest class error of the repaired point), the bound recomputed from the multipliers
+by the lattice certificate (:func:`lp_models.lattice_certificates.lagrangian_bound` after
+the chain sweep of :func:`lp_models.lattice_dual_repair.repair_dual`).  All of it happens in
+units relative to PF's probabilities (:class:`~lp_models.lattice_certificates.LatticeUnits`):
+the probabilities span ``e^{-eps k}`` and underflow beyond ``eps k`` of about 745, while the
+coefficients in these units stay normal doubles for every ``eps <= 700``, and HiGHS's
+absolute tolerances become relative ones.  ``lower_bound`` and ``gap`` then certify
+``objective_value``; ``probabilities`` are the certified point's (0 where below the smallest
+double), ``lp`` is the LP in those units and ``lp_point()`` the point in them.  Measured on a
+log grid of 40 eps in [1e-9, 700], n, k <= 4: every point certified for every objective and
+lattice (before these units 47 to 69 of the 480 points per variant failed).  The sum
+objective's chain dual (step 1) is certified by the same lattice certificate, for either
+weighting (``dual_objective``'s own sum lost every digit once the optimum fell below 1e-16).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from lp_models.display import Displayed
 from lp_models.lattice import (
@@ -80,13 +94,21 @@ from lp_models.lattice import (
     privacy_pairs,
     reduced_lattice_lp,
 )
-from lp_models.lattice_certificates import monotone_violation, repair_primal
+from lp_models.lattice_certificates import (
+    LatticeUnits,
+    lagrangian_bound,
+    monotone_violation,
+    primal_violation,
+    repair_primal,
+)
 from lp_models.lattice_classes import LatticeClasses
+from lp_models.lattice_dual_repair import repair_dual
 from lp_models.lattice_labels import label_reduced_rows
 from lp_models.lattice_objectives import class_error_matrix
 from lp_models.lattice_recurrences import (
     chain_dual,
     chain_dual_threshold,
+    pf_lattice_log_probabilities,
     pf_lattice_probabilities,
     reduced_row_duals,
     relaxed_dual,
@@ -96,9 +118,7 @@ from lp_models.program import LinearProgram, SolverError, dual_objective
 from optmech.lattice.inputs import check_lattice, lattice_table
 from optmech.lattice.objectives import (
     OBJECTIVES,
-    aggregate_error,
     objective_weights,
-    pf_on_lattice,
     solve_objective_with_highs,
 )
 from optmech.lattice.solve_loop import solve_with_highs
@@ -115,6 +135,7 @@ __all__ = [
     "METHODS",
     "LatticeOptimum",
     "LatticeSolutionMechanism",
+    "lattice_lp_counts",
     "lattice_lp_size",
     "realised_privacy_loss",
     "solve_lattice",
@@ -133,6 +154,15 @@ GAP_TOLERANCE = 1e-7
 # IPX without presolve stopped with status "Unknown" on a 210-variable model.
 _AUTO_IPM_BELOW = 0.25
 _AUTO_IPM_MIN_VARIABLES = 5000
+# Share of the minimax bound's weights spread over every class (see _beyond_bound).
+_SPREAD = 1e-8
+# Relative margin of the privacy rows HiGHS solves for other objectives and the Δ-lattice
+# (see optmech.lattice.objectives.solve_objective_with_highs; at most 1% of the gap
+# tolerance and of eps), and the violations the repair leaves, relative to the row's terms
+# (rounding: at large eps a monotonicity row can hold between two probabilities that differ
+# by less than their last digit).
+_ROW_MARGIN = 1e-9
+_ROUNDING = 8 * 2.0 ** -52
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -245,7 +275,11 @@ class LatticeOptimum(Displayed):
 
     def lp_point(self) -> np.ndarray:
         """The optimum as a point of :attr:`lp`: ``probabilities``, followed for ``"max"`` by
-        the epigraph column ``t``, the largest class error."""
+        the epigraph column ``t``, the largest class error; in the LP's own variables where
+        it has them (``lp.metadata["point"]``: the LPs of other objectives and of the
+        Δ-lattice are relative to PF's probabilities)."""
+        if self.lp is not None and "point" in self.lp.metadata:
+            return self.lp.metadata["point"]
         if self.objective == "max":
             return np.append(self.probabilities, self.class_errors().max())
         return self.probabilities
@@ -297,10 +331,18 @@ class LatticeSolutionMechanism:
         return self.optimum.probabilities[c.variable(np.full(levels.size, cls), levels)]
 
 
-def _lp_size(classes: LatticeClasses, regular: bool) -> tuple[int, int]:
+def lattice_lp_counts(classes: LatticeClasses, regular: bool, lattice: str = "2delta",
+                      objective: str = "sum") -> tuple[int, int, int]:
+    """``(columns, rows, nonzeros)`` of the whole LP (every monotonicity row of the regular
+    LP, the epigraph column and rows of ``"max"``), counted without building it."""
     num_mono = sum(a.size for a, _ in monotonicity_pair_blocks(classes)) if regular else 0
-    num_rows = classes.num_classes + int((classes.var_next >= 0).sum()) + num_mono
-    return classes.num_variables, num_rows
+    num_privacy = privacy_pairs(classes, lattice)[0].size
+    num_cols, num_rows = classes.num_variables, classes.num_classes + num_privacy + num_mono
+    nonzeros = classes.num_variables + 2 * (num_privacy + num_mono)
+    if objective == "max":            # t, and a row t >= error per class (level-0 terms are 0)
+        num_cols, num_rows = num_cols + 1, num_rows + classes.num_classes
+        nonzeros += classes.num_classes + int((classes.var_level > 0).sum())
+    return num_cols, num_rows, nonzeros
 
 
 def lattice_lp_size(n: int, k: int, constraints: str = "regular",
@@ -308,8 +350,32 @@ def lattice_lp_size(n: int, k: int, constraints: str = "regular",
     """``(variables, rows)`` of the reduced lattice LP, without building it (``classes``:
     its class table, if already at hand)."""
     n, k, _ = check_lattice(n, k, 1.0, "lattice", constraints)
-    return _lp_size(lattice_table(n, k) if classes is None else classes,
-                    constraints == "regular")
+    return lattice_lp_counts(lattice_table(n, k) if classes is None else classes,
+                             constraints == "regular")[:2]
+
+
+def _repaired(units: LatticeUnits, x, anchor, regular, status, size, method,
+              rounding: float = 0.0, lift: float = 0.0) -> np.ndarray:
+    """:func:`~lp_models.lattice_certificates.repair_primal`, or :class:`SolverError` when
+    the anchor cannot repair ``x``."""
+    point = repair_primal(units, x, anchor, regular, rounding, lift)
+    if point is None:
+        raise SolverError("cannot repair the solver's point: the anchor meets a violated "
+                          "row with equality", status=f"{status} but not certified",
+                          num_rows=size[1], num_cols=size[0], num_nonzeros=size[2],
+                          method=method)
+    return point
+
+
+def _checked_gap(primal, bound, gap_tolerance, status, size, method) -> float:
+    """The relative gap ``|primal - bound| / |primal|``, or :class:`SolverError` beyond
+    ``gap_tolerance``."""
+    gap = abs(primal - bound) / abs(primal)
+    if not gap <= gap_tolerance:
+        raise SolverError(f"certified gap {gap:.3g} exceeds {gap_tolerance:g}",
+                          status=f"{status} but not certified", num_rows=size[1],
+                          num_cols=size[0], num_nonzeros=size[2], method=method)
+    return gap
 
 
 def realised_privacy_loss(optimum: LatticeOptimum) -> float:
@@ -390,23 +456,32 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
     weights = class_weights(classes, weighting)
     scale = check_finite_result(float(weights.sum()), "the number of score vectors")
     pf = pf_lattice_probabilities(classes, epsilon)
-    _, num_rows = _lp_size(classes, regular)
+    units = LatticeUnits(classes, epsilon)
+    size = lattice_lp_counts(classes, regular)
+    num_rows = size[1]
     if time_limit is not None:
         time_limit -= time.perf_counter() - started       # building counts too
         if time_limit <= 0:
             raise SolverError("time limit reached while building the model",
                               status="Time limit reached", num_rows=num_rows,
-                              num_cols=classes.num_variables, num_nonzeros=0, method=method)
+                              num_cols=classes.num_variables, num_nonzeros=size[2],
+                              method=method)
 
     paper_lp = reduced_lattice_lp(n, k, epsilon, weighting, "paper", classes=classes)
     x, certify_lp, row_duals = pf, paper_lp, None
     status, used, pairs = "Optimal", "pf-chain-dual", None
+    chain_bound = None
     if method == "auto":
-        lam, mu = chain_dual(classes, epsilon, paper_lp.cost)
-        y = reduced_row_duals(paper_lp, lam, mu)
-        primal, bound, _ = _certify(paper_lp, pf, y)
-        if abs(primal - bound) <= gap_tolerance * abs(primal):
-            row_duals = y
+        # the chain dual made dual feasible with rounding margins and bounded by the
+        # lattice certificate: dual_objective's own sum loses every digit once the
+        # optimum is far below 1e-16 (eps of about 35 and more)
+        lam, _ = chain_dual(classes, epsilon, paper_lp.cost)
+        empty = np.zeros(0, dtype=np.int64)
+        dual = repair_dual(units, paper_lp.cost, lam, (empty, empty), np.zeros(0))
+        bound = lagrangian_bound(units, paper_lp.cost, dual)
+        if abs(paper_lp.objective_value(pf) - bound) <= gap_tolerance * abs(
+                paper_lp.objective_value(pf)):
+            row_duals, chain_bound = dual.row_multipliers(), bound
     if row_duals is None:
         if method == "auto":
             interior = (epsilon < _AUTO_IPM_BELOW
@@ -415,15 +490,12 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
         x, certify_lp, row_duals, status, used = solve_with_highs(
             classes, epsilon, weighting, pf, regular, method, time_limit)
         pairs = certify_lp.metadata["monotone_pairs"] if regular else None
-        x = repair_primal(classes, epsilon, x, pf, regular)
+        x = _repaired(units, x, 0.5 * (pf + 1.0 / n), regular, status, size, used)
     primal, bound, violation = _certify(certify_lp, x, row_duals)
+    bound = bound if chain_bound is None else chain_bound
     if regular:
-        violation = max(violation, monotone_violation(classes, x))
-    gap = abs(primal - bound) / abs(primal)
-    if not gap <= gap_tolerance:
-        raise SolverError(f"certified gap {gap:.3g} exceeds {gap_tolerance:g}",
-                          status=f"{status} but not certified", num_rows=num_rows,
-                          num_cols=classes.num_variables, num_nonzeros=0, method=used)
+        violation = max(violation, monotone_violation(units, x))
+    gap = _checked_gap(primal, bound, gap_tolerance, status, size, used)
     pf_value = paper_lp.objective_value(pf)
     lam_relaxed, nu = relaxed_dual(classes, epsilon, paper_lp.cost)
     relaxed_bound = None
@@ -443,48 +515,133 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
 
 def _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance, time_limit,
                   objective, weights, lattice, started) -> LatticeOptimum:
-    """:func:`solve_lattice` for another objective or the Δ-lattice (module docstring)."""
+    """:func:`solve_lattice` for another objective or the Δ-lattice (module docstring), in
+    PF-relative units."""
     classes = lattice_table(n, k, "lp")
     regular = constraints == "regular"
     class_weight = (objective_weights(weights, classes) if objective == "weighted"
                     else class_weights(classes, weighting))
-    pf = pf_on_lattice(classes, epsilon, lattice)
-    x, certify_lp, row_duals, status, used = solve_objective_with_highs(
-        classes, epsilon, lattice=lattice, objective=objective, weighting=weighting,
-        weights=class_weight, constraints=constraints, method=method, time_limit=time_limit,
-        pf=pf)
-    # PF at eps/2 meets every row with a slack of the order of its own terms (the privacy
-    # rows by a factor e^{eps/2}), so no row's slack is lost to rounding, as it is in
-    # (uniform + PF) / 2 when PF's probabilities are far below 1/n.
-    mechanism = repair_primal(classes, epsilon, x[:classes.num_variables], pf, regular,
-                              lattice, anchor=pf_on_lattice(classes, epsilon / 2, lattice))
-    errors = class_error_matrix(classes, lattice)
-    point = (np.append(mechanism, (errors @ mechanism).max()) if objective == "max"
-             else mechanism)
-    primal, bound, violation = _certify(certify_lp, point, row_duals)
-    if regular:
-        violation = max(violation, monotone_violation(classes, mechanism))
-    gap = abs(primal - bound) / abs(primal)
-    num_rows = (classes.num_classes + privacy_pairs(classes, lattice)[0].size
-                + (sum(a.size for a, _ in monotonicity_pair_blocks(classes)) if regular else 0)
-                + (classes.num_classes if objective == "max" else 0))
-    if not gap <= gap_tolerance:
-        raise SolverError(f"certified gap {gap:.3g} exceeds {gap_tolerance:g}",
-                          status=f"{status} but not certified", num_rows=num_rows,
-                          num_cols=certify_lp.num_cols, num_nonzeros=0, method=used)
+    units = LatticeUnits.relative(classes, epsilon, lattice)
+    size = lattice_lp_counts(classes, regular, lattice, objective)
+    errors = class_error_matrix(classes, lattice) @ sp.diags(units.scale)   # per unit of z
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    margin = min(_ROW_MARGIN, gap_tolerance / 100, epsilon / 100)
+    attempts = [(0.0, method, 1e3), (margin, method, 1e3), (margin, method, 1e6)]
+    if method == "auto":
+        attempts.append((margin, "ipm", 1e3))
+    for attempt, (row_margin, solver, cap) in enumerate(attempts):
+        try:
+            certify_lp, z, point, primal, bound, gap, status, used = _certified_beyond(
+                units, objective, weighting, class_weight, constraints, solver, deadline,
+                row_margin, cap, gap_tolerance, size, errors)
+            break
+        except SolverError as error:
+            if attempt == len(attempts) - 1 or error.status.startswith("Time limit"):
+                raise
     scale = certify_lp.objective_scale
-    value_weights = None if objective == "max" else class_weight
-    pf_value = aggregate_error(errors @ pf, objective, value_weights)
+    violation = primal_violation(units, z, regular)
+    pf = _pf_point(units, epsilon)
+    pf_value = certify_lp.objective_value(
+        np.append(pf, (errors @ pf).max() / scale) if objective == "max" else pf)
+    certify_lp = dataclasses.replace(certify_lp, metadata={**certify_lp.metadata,
+                                                           "point": point})
     return LatticeOptimum(
         n=n, k=k, epsilon=epsilon, weighting=weighting, constraint_set=constraints,
-        probabilities=mechanism,
-        total_error=float(class_weights(classes, weighting) @ (errors @ mechanism)),
+        probabilities=units.probabilities(z),
+        total_error=float(class_weights(classes, weighting) @ (errors @ z)),
         lower_bound=bound * scale, gap=gap, method=used,
-        pf_optimal=bool(pf_value <= bound * scale * (1 + gap_tolerance)),
-        num_variables=certify_lp.num_cols, num_constraints=num_rows,
+        pf_optimal=bool(pf_value <= bound * (1 + gap_tolerance)),
+        num_variables=size[0], num_constraints=size[1],
         solve_seconds=time.perf_counter() - started, status=status, max_violation=violation,
         rows_generated=int(certify_lp.metadata["monotone_pairs"][0].size),
         relaxed_dual_bound=None, classes=classes, objective=objective, lattice=lattice,
         objective_value=primal * scale,
         objective_weights=None if objective == "max" else class_weight,
         lp=label_reduced_rows(certify_lp))
+
+
+def _certified_beyond(units, objective, weighting, class_weight, constraints, method,
+                      deadline, margin, cap, gap_tolerance, size, errors):
+    """One HiGHS solve of :func:`_solve_beyond`'s LP with the privacy rows tightened by the
+    relative ``margin`` and every variable bounded by ``cap`` in HiGHS's model, its point
+    repaired and its gap certified: ``(LP, z, LP point, value, bound, gap, status,
+    method)``, or :class:`SolverError`.  With ``margin = 0`` the optimum is exact (to the
+    rounding of HiGHS's vertex); when that fails its certificate (mostly a repair that costs
+    more than the gap allows) or HiGHS fails, the LP is solved again with a margin, whose
+    slack absorbs HiGHS's violations of tight rows, then with a looser bound, and for
+    ``method="auto"`` by HiGHS's interior point (see
+    :func:`~optmech.lattice.objectives.solve_objective_with_highs`).  Between 5 and 60,
+    where the coefficients of deep levels cross HiGHS's smallest matrix entry, which of them
+    certifies a given point varies (measured on a 60-point grid, n, k <= 4, max objective:
+    each one alone left 1 to 10 of 720 points uncertified)."""
+    time_limit = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+    regular = constraints == "regular"
+    certify_lp, z, row_duals, status, used = solve_objective_with_highs(
+        units, objective=objective, weighting=weighting, weights=class_weight,
+        constraints=constraints, method=method, time_limit=time_limit, margin=margin,
+        rounding=_ROUNDING / 2, cap=cap)
+    z = _repaired(units, z[:units.classes.num_variables], _anchor(units), regular, status,
+                  size, used, _ROUNDING, margin / 2)
+    scale = certify_lp.objective_scale
+    point = np.append(z, (errors @ z).max() / scale) if objective == "max" else z
+    primal = certify_lp.objective_value(point)
+    bound = _beyond_bound(units, certify_lp, row_duals, objective)
+    gap = _checked_gap(primal, bound, gap_tolerance, status, size, used)
+    return certify_lp, z, point, primal, bound, gap, status, used
+
+
+def _pf_point(units: LatticeUnits, epsilon: float) -> np.ndarray:
+    """PF at ``epsilon`` on the units' lattice (coins ``e^{-eps j}`` on the 2Δ-lattice,
+    ``e^{-eps j / 2}`` on the Δ-lattice), in ``units``."""
+    log_pf = pf_lattice_log_probabilities(units.classes,
+                                          epsilon * level_error(units.lattice) / 2.0)
+    return np.exp(log_pf - units.log_scale)
+
+
+def _anchor(units: LatticeUnits) -> np.ndarray:
+    """A strictly feasible point to repair with, in ``units``: PF at ``eps - c``,
+    ``c = min(eps / 2, 1)``.  It meets the privacy rows with a relative slack of
+    ``1 - e^-c`` (PF at ``eps`` meets many with equality), and on the 2Δ-lattice it stays
+    within a factor ``e^{c k}`` of PF at every level, so its terms are of the order of the
+    point's: with ``(uniform + PF) / 2`` the slack of a row between deep levels is lost to
+    rounding once PF's probabilities are far below ``1 / n``, and PF at ``eps / 2``
+    overflows the units (``e^{eps k / 2}``) at large eps."""
+    return _pf_point(units, units.epsilon - min(units.epsilon / 2.0, 1.0))
+
+
+def _beyond_bound(units: LatticeUnits, lp, row_duals: np.ndarray, objective: str) -> float:
+    """Certified lower bound on ``lp``'s optimum (its units) from HiGHS's row multipliers:
+    the class, privacy and monotonicity multipliers made dual feasible by the chain sweep
+    (:func:`lp_models.lattice_dual_repair.repair_dual`, every reduced cost at least its
+    rounding margin) and then :func:`lp_models.lattice_certificates.lagrangian_bound`, for
+    the LP's cost.  For ``"max"`` the epigraph multipliers ``w >= 0``, divided by their
+    sum, define the cost ``sum_u w_u (E z)_u``: every feasible point has ``t >= (E z)_u``
+    for every ``u``, hence ``t >=`` that weighted mean, whose minimum the bound bounds (the
+    last factor covers the rounding of that cost, ``O(1e-16)`` relative).  The better of
+    two bounds counts: with these weights, and with weights summing to ``1e-8`` more spread
+    over every class (that bound divided by ``1 + 1e-8``).  HiGHS drops matrix entries below
+    1e-12, such as the class-row coefficients of deep levels at large eps, so its
+    multipliers can leave those variables a negative reduced cost of that size, which the
+    box (up to ``e^{eps k}`` in these units) turns into a useless bound, and which a positive
+    cost on every class covers (measured at n = 3, k = 1, eps = 42.7: without it the bound
+    was 0, with it the gap is 1e-8)."""
+    num_vars, num_classes = units.classes.num_variables, units.classes.num_classes
+    head = num_classes + units.privacy[0].size
+    y = row_duals[:num_classes]          # (the privacy multipliers are the sweep's)
+    pairs = lp.metadata["monotone_pairs"]
+    if objective != "max":
+        cost = lp.cost[:num_vars]
+        dual = repair_dual(units, cost, y, pairs, row_duals[head:])
+        return lagrangian_bound(units, cost, dual)
+    start, stop = lp.metadata["epigraph_rows"]
+    nu = np.concatenate([row_duals[head:start], row_duals[stop:]])
+    w = np.maximum(row_duals[start:stop], 0.0)
+    w = w / math.fsum(w) if w.sum() > 0 else np.full(w.size, 1 / w.size)
+    errors = -lp.matrix[start:stop, :num_vars].T
+    best = -math.inf
+    for spread in (0.0, _SPREAD):       # weights summing to 1 + spread at most
+        cost = errors @ (w + spread / w.size)
+        bound = lagrangian_bound(units, cost, repair_dual(units, cost, y, pairs, nu))
+        if bound > 0:
+            best = max(best, bound / (1 + spread) * (1 - 1e-14))
+    return best if best > -math.inf else 0.0

@@ -42,11 +42,14 @@ from optmech.validation import (
 __all__ = [
     "RATIO_MECHANISMS",
     "RatioCurve",
+    "add_own_ratios",
     "class_errors",
+    "mechanism_totals",
     "optimality_ratio",
     "optimality_ratios",
     "ratio_cell",
     "ratio_sweep",
+    "split_mechanisms",
     "sweep_cells",
     "total_error",
 ]
@@ -139,18 +142,30 @@ def optimality_ratio(mechanism, optimum: LatticeOptimum) -> float:
     return check_finite_result(value / optimum.total_error, "the optimality ratio")
 
 
+def mechanism_totals(mechanisms, epsilon: float, n: int, k: int, weighting: str,
+                     classes: LatticeClasses | None = None) -> dict[str, float]:
+    """``{key: total error}`` of each mechanism at ``epsilon`` on the lattice (a single name
+    or mechanism counts as a list of one), keyed by the name given or the mechanism's
+    ``name``; anything :func:`~optmech.selection.mechanisms.as_mechanism` takes is a
+    mechanism (one declaring another epsilon is refused)."""
+    if isinstance(mechanisms, str) or not isinstance(mechanisms, (list, tuple, dict)):
+        mechanisms = [mechanisms]
+    totals = {}
+    for mechanism in mechanisms:
+        built = _mechanism_at(mechanism, epsilon)
+        key = mechanism if isinstance(mechanism, str) else built.name
+        totals[key] = total_error(built, n, k, weighting, classes)
+    return totals
+
+
 def optimality_ratios(optimum: LatticeOptimum, mechanisms=RATIO_MECHANISMS
                       ) -> dict[str, float]:
     """:func:`optimality_ratio` of each mechanism (a single name or mechanism counts as a
     list of one), keyed by the name given or the mechanism's ``name``."""
-    if isinstance(mechanisms, str) or not isinstance(mechanisms, (list, tuple, dict)):
-        mechanisms = [mechanisms]
-    ratios = {}
-    for mechanism in mechanisms:
-        key = mechanism if isinstance(mechanism, str) else \
-            _mechanism_at(mechanism, optimum.epsilon).name
-        ratios[key] = optimality_ratio(mechanism, optimum)
-    return ratios
+    return {key: check_finite_result(value / optimum.total_error, "the optimality ratio")
+            for key, value in mechanism_totals(mechanisms, optimum.epsilon, optimum.n,
+                                               optimum.k, optimum.weighting,
+                                               optimum.classes).items()}
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -217,9 +232,9 @@ def sweep_blocks(cells: list[dict], results: list, size: int):
         yield cells[start], results[start:start + size]
 
 
-def _split_mechanisms(mechanisms) -> tuple[dict[str, str], dict[str, Callable]]:
-    """``({label: built-in name}, {label: factory})`` of :func:`ratio_sweep`'s
-    ``mechanisms``."""
+def split_mechanisms(mechanisms) -> tuple[dict[str, str], dict[str, Callable]]:
+    """``({label: built-in name}, {label: factory})`` of the ``mechanisms`` of a sweep
+    (:func:`ratio_sweep`, :func:`optmech.lattice.bound.bound_sweep`)."""
     if isinstance(mechanisms, str) or callable(mechanisms):
         mechanisms = [mechanisms]
     items = (mechanisms.items() if isinstance(mechanisms, Mapping)
@@ -263,20 +278,29 @@ def ratio_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, weighting: str = "
     from optmech.sweep import run_sweep
 
     check_choice(method, "method", METHODS)
-    names, factories = _split_mechanisms(mechanisms)
+    names, factories = split_mechanisms(mechanisms)
     cells, eps = sweep_cells(ns, ks, epsilons, sorted(set(names.values())), weighting,
                              constraints, method=method, time_limit=time_limit)
     results = run_sweep(ratio_cell, cells, workers=workers, dask_scheduler=dask_scheduler,
                         cache_dir=cache_dir, desc="lattice ratios", show_progress=show_progress)
-    for cell, result in zip(cells, results):
-        result["ratios"] = {label: result["ratios"][name] for label, name in names.items()}
-        for label, factory in factories.items():
-            mechanism = _mechanism_at(factory(cell["epsilon"]), cell["epsilon"])
-            value = total_error(mechanism, cell["n"], cell["k"], weighting)
-            result["ratios"][label] = check_finite_result(value / result["total_error"],
-                                                          "the optimality ratio")
+    add_own_ratios(cells, results, names, factories, weighting,
+                   lambda value, result: check_finite_result(value / result["total_error"],
+                                                             "the optimality ratio"))
     return ResultList(RatioCurve(n=cell["n"], k=cell["k"], epsilons=eps.copy(),
                                  total_errors=np.array([r["total_error"] for r in block]),
                                  ratios={m: np.array([r["ratios"][m] for r in block])
                                          for m in [*names, *factories]})
                       for cell, block in sweep_blocks(cells, results, eps.size))
+
+
+def add_own_ratios(cells: list[dict], results: list[dict], names: dict[str, str],
+                   factories: dict[str, Callable], weighting: str, ratio) -> None:
+    """Relabel the built-in ratios of each sweep result (``names``: label -> name computed
+    in the cell) and add those of your mechanisms (``factories``: label -> function
+    ``epsilon -> mechanism``), computed here: ``ratio(total error, result)`` (in place)."""
+    for cell, result in zip(cells, results):
+        result["ratios"] = {label: result["ratios"][name] for label, name in names.items()}
+        for label, factory in factories.items():
+            mechanism = _mechanism_at(factory(cell["epsilon"]), cell["epsilon"])
+            value = total_error(mechanism, cell["n"], cell["k"], weighting)
+            result["ratios"][label] = ratio(value, result)

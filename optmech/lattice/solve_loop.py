@@ -14,29 +14,34 @@ import time
 import numpy as np
 
 from lp_models.lattice import monotonicity_pair_blocks, pair_rows, reduced_lattice_lp
+from lp_models.lattice_certificates import LatticeUnits
 from lp_models.lattice_classes import LatticeClasses
 from lp_models.program import HighsModel, SolverError
 
-__all__ = ["pair_keys", "solve_with_highs", "violated_monotone_rows"]
+__all__ = ["DUAL_SIMPLEX", "PRIMAL_SIMPLEX", "pair_keys", "solve_with_highs",
+           "violated_monotone_rows"]
 
 _MAX_ROUNDS = 200  # solve rounds (releases and row generation; 23 at n = k = 9)
-_DUAL_SIMPLEX, _PRIMAL_SIMPLEX = 1, 4  # HiGHS simplex_strategy values
+DUAL_SIMPLEX, PRIMAL_SIMPLEX = 1, 4  # HiGHS simplex_strategy values
 
 
-def violated_monotone_rows(classes: LatticeClasses, x: np.ndarray, present: np.ndarray):
-    """Pairs ``(a, b)`` of every monotonicity row ``x[a] >= x[b]`` that ``x`` violates by
-    more than a relative 1e-12 and that is not yet in the model (``present``: the
-    :func:`pair_keys` of the rows it has).  A row already present can be violated by a
-    relative 1e-12 while HiGHS counts it as satisfied (absolute tolerance 1e-10); adding it
-    again would put two equal rows in the model (measured before this check: 75 of the
-    14024 rows generated at n = k = 8, eps = 0.5), and a basis with both tight is singular."""
+def violated_monotone_rows(units: LatticeUnits, x: np.ndarray, present: np.ndarray,
+                           tolerance: float = 5e-13):
+    """Pairs ``(a, b)`` of every monotonicity row ``x[a] - coef x[b] >= 0`` (in the variables
+    of ``units``) that ``x`` violates by more than ``tolerance`` times the row's two terms
+    and that is not yet in the model (``present``: the :func:`pair_keys` of the rows it
+    has).  A row already present can be violated by a relative 1e-12 while HiGHS counts it
+    as satisfied (absolute tolerance 1e-10); adding it again would put two equal rows in the
+    model (measured before this check: 75 of the 14024 rows generated at n = k = 8,
+    eps = 0.5), and a basis with both tight is singular."""
     firsts, seconds = [], []
-    for a, b in monotonicity_pair_blocks(classes):
-        bad = x[b] - x[a] > 1e-12 * np.maximum(np.abs(x[a]), 1e-300)
+    for a, b, coef in units.monotone_blocks():
+        second = coef * x[b]
+        bad = second - x[a] > tolerance * (np.abs(x[a]) + np.abs(second)) + 1e-300
         firsts.append(a[bad])
         seconds.append(b[bad])
     first, second = np.concatenate(firsts), np.concatenate(seconds)
-    new = ~np.isin(pair_keys(classes, first, second), present)
+    new = ~np.isin(pair_keys(units.classes, first, second), present)
     return first[new], second[new]
 
 
@@ -104,7 +109,7 @@ def solve_with_highs(classes, epsilon, weighting, pf, regular, method, time_limi
         held = lp.metadata["num_class_rows"] + np.flatnonzero(
             classes.var_level[lp.metadata["privacy_source"]] >= 1)
         row_upper[held] = 0.0
-        options.update(simplex_strategy=_PRIMAL_SIMPLEX, simplex_dual_edge_weight_strategy=1,
+        options.update(simplex_strategy=PRIMAL_SIMPLEX, simplex_dual_edge_weight_strategy=1,
                        simplex_primal_edge_weight_strategy=1)
     model = HighsModel(dataclasses.replace(lp, row_upper=row_upper), method,
                        presolve=False if simplex else None, options=options)
@@ -129,7 +134,7 @@ def solve_with_highs(classes, epsilon, weighting, pf, regular, method, time_limi
             if not (simplex and dual_round and error.status == "Solve error"):
                 raise
             model.refactor()
-            model.set_options({"simplex_strategy": _PRIMAL_SIMPLEX})
+            model.set_options({"simplex_strategy": PRIMAL_SIMPLEX})
             sol = run()
         start, dual_round = None, False
         if method == "ipm" and round_index == 0:
@@ -143,18 +148,18 @@ def solve_with_highs(classes, epsilon, weighting, pf, regular, method, time_limi
             model.change_row_bounds(release, np.zeros(release.size),
                                     np.full(release.size, np.inf))
             held = np.setdiff1d(held, release)     # (rows are held only for simplex)
-            model.set_options({"simplex_strategy": _PRIMAL_SIMPLEX})  # basis primal feasible
+            model.set_options({"simplex_strategy": PRIMAL_SIMPLEX})  # basis primal feasible
             continue
         if not regular:
             break
-        new_a, new_b = violated_monotone_rows(classes, sol.x,
+        new_a, new_b = violated_monotone_rows(LatticeUnits(classes, epsilon), sol.x,
                                               pair_keys(classes, first, second))
         if new_a.size == 0:
             break
         model.add_rows(pair_rows(new_a, new_b, 1.0, num_vars), np.zeros(new_a.size),
                        np.full(new_a.size, np.inf))
         if simplex:                        # the basis stays dual feasible
-            model.set_options({"simplex_strategy": _DUAL_SIMPLEX})
+            model.set_options({"simplex_strategy": DUAL_SIMPLEX})
             dual_round = True
         first, second = np.concatenate([first, new_a]), np.concatenate([second, new_b])
     else:

@@ -17,13 +17,14 @@ import pytest
 from lp_models.lattice import monotonicity_pair_blocks, reduced_lattice_lp
 from lp_models.lattice_certificates import (
     LatticeDual,
+    LatticeUnits,
     lagrangian_bound,
     monotone_violation,
     primal_violation,
     reduced_costs,
 )
 from lp_models.lattice_classes import lattice_classes
-from lp_models.lattice_dual_repair import chain_layers, repair_dual
+from lp_models.lattice_dual_repair import repair_dual
 from lp_models.lattice_recurrences import chain_dual, pf_lattice_probabilities
 from lp_models.program import dual_objective
 from optmech.lattice.optimum import solve_lattice
@@ -58,7 +59,7 @@ def test_bound_equals_the_lagrangian_of_the_sparse_lp(weighting):
         clipped = np.concatenate([dual.y, np.maximum(dual.mu, 0), np.maximum(dual.nu, 0)])
         reference, infeasibility = dual_objective(lp, clipped)
         assert infeasibility == 0.0
-        bound = lagrangian_bound(classes, 0.4, lp.cost, dual)
+        bound = lagrangian_bound(LatticeUnits(classes, 0.4), lp.cost, dual)
         assert bound <= reference
         assert bound == pytest.approx(reference, rel=1e-12, abs=1e-12 * scale)
 
@@ -68,7 +69,7 @@ def test_reduced_costs_match_the_matrix():
     y = np.random.default_rng(2).normal(size=lp.num_rows)
     dual = split(lp, y)
     clipped = np.concatenate([dual.y, np.maximum(dual.mu, 0), np.maximum(dual.nu, 0)])
-    r, magnitude = reduced_costs(classes, 0.7, lp.cost, dual)
+    r, magnitude = reduced_costs(LatticeUnits(classes, 0.7), lp.cost, dual)
     assert np.allclose(r, lp.cost - lp.matrix.T @ clipped, rtol=0, atol=1e-13)
     assert (magnitude >= np.abs(r) - 1e-15).all()
 
@@ -81,14 +82,13 @@ def test_random_multipliers_never_bound_above_the_optimum(n, k, eps):
     opt = solve_lattice(n, k, eps).total_error / lp.objective_scale
     rng = np.random.default_rng(3)
     lam, mu = chain_dual(classes, eps, lp.cost)
-    layers = chain_layers(classes)
     for trial in range(20):
         noise = rng.normal(size=lp.num_rows) * 10.0 ** rng.uniform(-6, 0)
         base = np.concatenate([lam, mu[lp.metadata["privacy_source"]], np.zeros(pairs[0].size)])
         dual = split(lp, base + noise * np.abs(base).max())
-        assert lagrangian_bound(classes, eps, lp.cost, dual) <= opt
-        repaired = repair_dual(classes, eps, lp.cost, dual.y, pairs, dual.nu, layers)
-        assert lagrangian_bound(classes, eps, lp.cost, repaired) <= opt
+        assert lagrangian_bound(LatticeUnits(classes, eps), lp.cost, dual) <= opt
+        repaired = repair_dual(LatticeUnits(classes, eps), lp.cost, dual.y, pairs, dual.nu)
+        assert lagrangian_bound(LatticeUnits(classes, eps), lp.cost, repaired) <= opt
 
 
 def greedy_chain_multipliers(classes, eps, cost, y, pairs, nu):
@@ -115,18 +115,18 @@ def test_repair_makes_every_reduced_cost_nonnegative_and_only_gains():
     for trial in range(5):
         y = lam * (1 + rng.normal(size=lam.size) * 0.05)
         nu = np.abs(rng.normal(size=pairs[0].size)) * 1e-3
-        repaired = repair_dual(classes, 0.5, lp.cost, y, pairs, nu)
+        repaired = repair_dual(LatticeUnits(classes, 0.5), lp.cost, y, pairs, nu)
         assert (repaired.y <= y).all()                        # y only went down
         reduced = lp.cost - lp.matrix.T @ repaired.row_multipliers()
         assert reduced.min() >= -1e-15 * np.abs(lp.cost).max()
-        assert lagrangian_bound(classes, 0.5, lp.cost, repaired) == pytest.approx(
+        assert lagrangian_bound(LatticeUnits(classes, 0.5), lp.cost, repaired) == pytest.approx(
             repaired.y.sum(), rel=1e-12)
         # its bound beats the plain greedy multipliers on the same y
         greedy = LatticeDual(y=y, mu=greedy_chain_multipliers(classes, 0.5, lp.cost, y,
                                                               pairs, nu),
                              pairs=pairs, nu=nu)
-        assert lagrangian_bound(classes, 0.5, lp.cost, repaired) >= lagrangian_bound(
-            classes, 0.5, lp.cost, greedy)
+        assert lagrangian_bound(LatticeUnits(classes, 0.5), lp.cost, repaired) >= lagrangian_bound(
+            LatticeUnits(classes, 0.5), lp.cost, greedy)
 
 
 def test_repaired_pf_dual_certifies_pf_above_the_threshold():
@@ -134,10 +134,10 @@ def test_repaired_pf_dual_certifies_pf_above_the_threshold():
     (nothing to lower) and the bound equals PF's value."""
     classes, pairs, lp = seeded_lp(5, 4, 1.0)
     lam, _ = chain_dual(classes, 1.0, lp.cost)
-    repaired = repair_dual(classes, 1.0, lp.cost, lam, pairs, np.zeros(pairs[0].size))
+    repaired = repair_dual(LatticeUnits(classes, 1.0), lp.cost, lam, pairs, np.zeros(pairs[0].size))
     pf = pf_lattice_probabilities(classes, 1.0)
     assert np.allclose(repaired.y, lam, rtol=1e-12, atol=0)
-    assert lagrangian_bound(classes, 1.0, lp.cost, repaired) == pytest.approx(
+    assert lagrangian_bound(LatticeUnits(classes, 1.0), lp.cost, repaired) == pytest.approx(
         lp.cost @ pf, rel=1e-12)
 
 
@@ -147,14 +147,14 @@ def test_primal_violation_sees_every_row_of_the_regular_lp():
     rng = np.random.default_rng(5)
     pf = pf_lattice_probabilities(classes, 0.5)
     for x in (pf, pf * (1 + 1e-3 * rng.normal(size=pf.size)), rng.uniform(0, 1, pf.size)):
-        assert primal_violation(classes, 0.5, x, True) == pytest.approx(
+        assert primal_violation(LatticeUnits(classes, 0.5), x, True) == pytest.approx(
             full.max_violation(x), rel=1e-12, abs=1e-15)
-    assert primal_violation(classes, 0.5, pf, True) <= 1e-15
+    assert primal_violation(LatticeUnits(classes, 0.5), pf, True) <= 1e-15
     # Appendix D's optimum satisfies its own rows but not the monotonicity rows
     paper = solve_lattice(4, 4, 0.5, constraints="paper").probabilities
-    assert primal_violation(classes, 0.5, paper, False) <= 1e-12
-    assert monotone_violation(classes, paper) > 1e-3
-    assert primal_violation(classes, 0.5, paper, True) == pytest.approx(
+    assert primal_violation(LatticeUnits(classes, 0.5), paper, False) <= 1e-12
+    assert monotone_violation(LatticeUnits(classes, 0.5), paper) > 1e-3
+    assert primal_violation(LatticeUnits(classes, 0.5), paper, True) == pytest.approx(
         full.max_violation(paper), rel=1e-12)
 
 
@@ -162,8 +162,53 @@ def test_bad_dual_shapes_are_refused():
     classes, pairs, lp = seeded_lp(4, 3, 0.5)
     dual = split(lp, np.zeros(lp.num_rows))
     with pytest.raises(ValueError, match="mu"):
-        lagrangian_bound(classes, 0.5, lp.cost,
+        lagrangian_bound(LatticeUnits(classes, 0.5), lp.cost,
                          LatticeDual(y=dual.y, mu=dual.mu[1:], pairs=pairs, nu=dual.nu))
     with pytest.raises(ValueError, match="finite"):
-        lagrangian_bound(classes, 0.5, lp.cost,
+        lagrangian_bound(LatticeUnits(classes, 0.5), lp.cost,
                          LatticeDual(y=dual.y + np.nan, mu=dual.mu, pairs=pairs, nu=dual.nu))
+
+
+@pytest.mark.parametrize("lattice, eps", [("2delta", 0.4), ("2delta", 30.0), ("delta", 3.0)])
+def test_scaled_units_give_the_same_lp_and_the_same_bound(lattice, eps):
+    """In units relative to PF (LatticeUnits.relative), the builder's LP has the same optimum
+    (HiGHS on both), and the certificate's bound for any multipliers is the solver layer's
+    dual_objective of that LP (a sparse matrix built separately), up to its rounding."""
+    from lp_models.lattice import delta_lattice_lp
+    from lp_models.program import solve
+
+    classes = lattice_classes(4, 3)
+    units = LatticeUnits.relative(classes, eps, lattice)
+    blocks = monotonicity_pair_blocks(classes)
+    pairs = next(blocks)
+    build = delta_lattice_lp if lattice == "delta" else reduced_lattice_lp
+    extra = {} if lattice == "delta" else {"constraints": "paper"}
+    plain = build(4, 3, eps, classes=classes, monotone_pairs=pairs, **extra)
+    scaled = build(4, 3, eps, classes=classes, monotone_pairs=pairs,
+                   log_scale=units.log_scale, **extra)
+    if eps < 10:          # unscaled, HiGHS's absolute tolerances are meaningless at eps = 30
+        assert plain.objective_in_units(solve(plain).objective) == pytest.approx(
+            scaled.objective_in_units(solve(scaled).objective), rel=1e-8)
+    rng = np.random.default_rng(8)
+    for size in (1e-3, 1.0):
+        y = rng.normal(size=scaled.num_rows) * size
+        c, p = classes.num_classes, units.privacy[0].size
+        dual = LatticeDual(y=y[:c], mu=np.maximum(y[c:c + p], 0), pairs=pairs,
+                           nu=np.maximum(y[c + p:], 0))
+        finite = np.isfinite(scaled.col_upper).all()
+        reference, _ = dual_objective(scaled, dual.row_multipliers())
+        bound = lagrangian_bound(units, scaled.cost, dual)
+        assert bound <= reference or not finite
+        if finite:
+            assert bound == pytest.approx(reference, rel=1e-10, abs=1e-12)
+
+
+def test_scaled_coefficients_are_normal_doubles_at_eps_700():
+    classes = lattice_classes(4, 4)
+    for lattice, largest in (("2delta", 1.0), ("delta", 4.0)):     # PF meets its rows
+        units = LatticeUnits.relative(classes, 700.0, lattice)
+        coefs = [units.privacy[2], *(q for _, _, q in units.monotone_blocks())]
+        for coef in coefs:
+            assert (coef >= np.exp(-700.0) * (1 - 1e-9)).all()
+            assert (coef <= largest * (1 + 1e-12)).all()
+    assert (LatticeUnits.relative(classes, 700.0).class_coef == 0).any()   # deep levels

@@ -9,8 +9,8 @@ import pytest
 from optmech.lattice.optimum import solve_lattice
 from optmech.lattice.ratios import optimality_ratio
 from optmech.selection.mechanisms import PermuteAndFlip
+from tests.cli_helpers import STATUS_LINE, run_cli_error, without_status
 from tests.cli_helpers import run_cli as run
-from tests.cli_helpers import run_cli_error
 
 KEYS = {"n", "k", "epsilon", "variables", "constraints", "total_error", "ratios",
         "solve_seconds", "status"}
@@ -115,11 +115,49 @@ def test_bound_time_limit_and_table(capsys):
     assert code == 0 and "converged" in out and "optimality ratio pf" in out
 
 
-def test_bound_default_tol_is_the_library_default():
-    from optmech.cli.lattice import DEFAULT_TOL
-    from optmech.lattice.bound import DEFAULT_TOL as LIBRARY
+def test_bound_defaults_are_the_library_defaults():
+    from optmech.cli import build_parser
+    from optmech.cli.lattice import DEFAULT_TIME_LIMIT, DEFAULT_TOL
+    from optmech.lattice import bound
 
-    assert DEFAULT_TOL == LIBRARY
+    assert (DEFAULT_TOL, DEFAULT_TIME_LIMIT) == (bound.DEFAULT_TOL, bound.DEFAULT_TIME_LIMIT)
+    args = build_parser().parse_args(["lattice", "bound", "--n", "4", "--k", "4", "--eps", "1"])
+    assert args.time_limit == 600.0
+
+
+def test_bound_with_an_unreachable_tol_ends_at_the_time_limit(capsys):
+    code, out, err = run(capsys, "lattice", "bound", "--n", "7", "--k", "7", "--eps", "0.5",
+                         "--tol", "1e-300", "--time-limit", "1", "--json")
+    payload = json.loads(out)
+    assert code == 0 and payload["status"] == "time_limit"
+    assert payload["lower"] <= solve_lattice(7, 7, 0.5).total_error <= payload["upper"]
+    assert without_status(err) == []
+
+
+def test_bound_reports_the_current_bracket_on_stderr(capsys, monkeypatch):
+    monkeypatch.setenv("OPTMECH_PROGRESS_SECONDS", "0.2")
+    code, _, err = run(capsys, "lattice", "bound", "--n", "8", "--k", "8", "--eps", "0.5",
+                       "--tol", "1e-300", "--time-limit", "2", "--json")
+    assert code == 0 and without_status(err) == []
+    lines = [line for line in err.splitlines() if "lattice bound n=8 k=8 eps=0.5" in line]
+    assert lines and all(STATUS_LINE.match(line) for line in lines)
+    assert "lower " in lines[-1] and "upper " in lines[-1] and "width " in lines[-1]
+
+
+def test_ratio_bound_has_a_time_limit_per_point(capsys, monkeypatch):
+    import optmech.lattice.bound as bound
+
+    seen = []
+
+    def fake(*args, **kwargs):
+        seen.append(kwargs["time_limit"])
+        raise bound.SolverError("stop", status="test", num_rows=1, num_cols=1,
+                                num_nonzeros=None, method="test")
+
+    monkeypatch.setattr(bound, "bound_sweep", fake)
+    code, _, err = run(capsys, "lattice", "ratio", "--n", "4", "--k", "3", "--eps", "0.5",
+                       "--bound")
+    assert code == 1 and seen == [600.0] and "model: 1 rows x 1 columns; method" in err
 
 
 @pytest.mark.parametrize("argv", [

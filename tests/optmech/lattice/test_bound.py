@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from lp_models.lattice import reduced_lattice_lp, variable_costs
-from lp_models.lattice_certificates import LatticeDual, lagrangian_bound
+from lp_models.lattice_certificates import LatticeDual, LatticeUnits, lagrangian_bound
 from optmech.lattice.bound import (
     LatticeBracket,
     bound_lattice,
@@ -62,7 +62,8 @@ def test_lower_bound_is_recomputed_from_the_returned_dual_and_robust_to_perturba
     optimum = solve_lattice(5, 5, 0.5)
     classes = bracket.classes
     cost = variable_costs(classes, "lattice") / bracket.objective_scale
-    assert lagrangian_bound(classes, 0.5, cost, bracket.dual) * bracket.objective_scale \
+    units = LatticeUnits(classes, 0.5)
+    assert lagrangian_bound(units, cost, bracket.dual) * bracket.objective_scale \
         == pytest.approx(bracket.lower, rel=1e-12)
     rng = np.random.default_rng(7)
     dual = bracket.dual
@@ -72,7 +73,7 @@ def test_lower_bound_is_recomputed_from_the_returned_dual_and_robust_to_perturba
                 return v + rng.normal(size=v.size) * size * np.abs(v).max()
             perturbed = LatticeDual(y=jitter(dual.y), mu=jitter(dual.mu), pairs=dual.pairs,
                                     nu=jitter(dual.nu))
-            value = lagrangian_bound(classes, 0.5, cost, perturbed) * bracket.objective_scale
+            value = lagrangian_bound(units, cost, perturbed) * bracket.objective_scale
             assert value <= optimum.total_error
 
 
@@ -135,3 +136,67 @@ def test_bad_arguments_name_the_argument(bad):
     n, k, eps = args.pop("n"), args.pop("k"), args.pop("epsilon")
     with pytest.raises(InvalidArgumentError):
         bound_lattice(n, k, eps, **args)
+
+
+def test_your_own_mechanisms_get_brackets_like_the_built_in_ones():
+    """A PmfMechanism of PF (and a plain pmf function of EM) gets the same bracket as the
+    built-in name: its total error comes from its pmf on every class, not PF's recurrence."""
+    from optmech.selection.mechanisms import ExponentialMechanism, PermuteAndFlip, PmfMechanism
+
+    bracket = bound_lattice(5, 4, 0.5, tol=1e-5)
+    mine = PmfMechanism(PermuteAndFlip(0.5).pmf, epsilon=0.5, name="my-pf")
+
+    def my_em(scores):
+        return ExponentialMechanism(0.5).pmf(scores)
+
+    ratios = bracket_ratios(bracket, ["pf", "em", mine, my_em])
+    assert set(ratios) == {"pf", "em", "my-pf", "my_em"}
+    assert ratios["my-pf"] == pytest.approx(ratios["pf"], rel=1e-12)
+    assert ratios["my_em"] == pytest.approx(ratios["em"], rel=1e-12)
+    exact = optimality_ratios(solve_lattice(5, 4, 0.5), [mine])["my-pf"]
+    assert ratios["my-pf"][0] <= exact <= ratios["my-pf"][1]
+    with pytest.raises(InvalidArgumentError):
+        bracket_ratios(bracket, [PermuteAndFlip(0.7)])          # another epsilon
+
+
+def test_sweep_takes_mechanism_factories():
+    from optmech.selection.mechanisms import PermuteAndFlip, PmfMechanism
+
+    def mine(eps):
+        return PmfMechanism(PermuteAndFlip(eps).pmf, epsilon=eps)
+
+    (band,) = bound_sweep([4], [3], [0.3, 0.6], mechanisms={"PF": "pf", "mine": mine},
+                          tol=1e-6)
+    assert list(band.ratios) == ["PF", "mine"]
+    assert np.allclose(band.ratios["mine"], band.ratios["PF"], rtol=1e-12)
+
+
+def test_progress_callback_sees_the_bracket_narrow():
+    from lp_models.lattice_bracket import bracket_lattice_lp
+    from lp_models.lattice_classes import lattice_classes
+
+    seen = []
+    run = bracket_lattice_lp(lattice_classes(6, 6), 0.5, tol=1e-5,
+                             callback=lambda *entry: seen.append(entry))
+    assert seen == list(run.history) and len(seen) >= 3
+    lowers, uppers = [e[2] for e in seen], [e[3] for e in seen]
+    assert lowers == sorted(lowers) and uppers == sorted(uppers, reverse=True)
+    assert run.converged and uppers[-1] < uppers[0]         # the polished point beat PF
+
+
+def test_the_first_polish_beats_pf():
+    """Polishing against every monotonicity row: the first polished point of an iterate
+    300 steps away from PF is better than PF (with only the generated rows it never was:
+    the repair mixed in most of the anchor)."""
+    from lp_models.lattice_bracket import _SANE_VIOLATION, _Bracketing
+    from lp_models.lattice_classes import lattice_classes
+
+    run = _Bracketing(lattice_classes(7, 7), 0.5, "lattice", True)
+    pf_value = run.upper
+    run.solver.iterate(300)
+    assert run.noise() <= _SANE_VIOLATION
+    run.polish(None)
+    assert run.upper < pf_value * (1 - 1e-3)
+    full = reduced_lattice_lp(7, 7, 0.5, constraints="regular")
+    assert full.max_violation(run.point) <= 1e-12
+    assert run.upper == pytest.approx(full.objective_value(run.point), rel=1e-12)
