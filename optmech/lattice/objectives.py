@@ -18,6 +18,10 @@ the prior enters only through its *sum over each class*: the class weights.  Acc
   so class ``m`` weighs ``multinomial(m) RATE^depth(m)`` (``RATE = 1`` is the sum
   objective with the lattice weighting);
 * ``"depth:W0,W1,...,Wk"`` — every vector of depth ``L`` weighs ``W_L``.
+
+Every class weight must be a double: weights whose arithmetic overflows
+(``geometric:1e308``) and positive weights below the smallest normal double (2.2e-308,
+where a double keeps too few digits for the objective and the ratios) are refused.
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ from optmech.lattice.solve_loop import (
     pair_keys,
     violated_monotone_rows,
 )
-from optmech.validation import InvalidArgumentError
+from optmech.validation import InvalidArgumentError, refuse_overflow
 
 __all__ = [
     "OBJECTIVES",
@@ -80,14 +84,16 @@ def objective_weights(weights, classes: LatticeClasses) -> np.ndarray:
             numbers = [float(v) for v in values.split(",")]
         except ValueError:
             raise InvalidArgumentError("weights", weights, allowed) from None
-        if family == "geometric" and len(numbers) == 1 and math.isfinite(numbers[0]) \
-                and numbers[0] > 0:
-            per_depth = numbers[0] ** np.arange(classes.k + 1, dtype=float)
-        elif family == "depth" and len(numbers) == classes.k + 1:
-            per_depth = np.array(numbers)
-        else:
+        geometric = family == "geometric" and len(numbers) == 1 \
+            and math.isfinite(numbers[0]) and numbers[0] > 0
+        if not (geometric or (family == "depth" and len(numbers) == classes.k + 1)):
             raise InvalidArgumentError("weights", weights, allowed)
-        result = classes.multiplicity * per_depth[classes.depth]
+        # RATE^depth times a class's multiplicity can overflow (geometric:1e308): bad input
+        with refuse_overflow("weights", weights, "class weights within the double range ("
+                             + allowed + ")"):
+            per_depth = numbers[0] ** np.arange(classes.k + 1, dtype=float) if geometric \
+                else np.array(numbers)
+            result = classes.multiplicity * per_depth[classes.depth]
     else:
         try:
             result = np.array(weights, dtype=float)
@@ -98,6 +104,11 @@ def objective_weights(weights, classes: LatticeClasses) -> np.ndarray:
     if not (np.isfinite(result).all() and (result >= 0).all() and result.sum() > 0):
         raise InvalidArgumentError("weights", weights, "finite weights >= 0 with a positive "
                                    "sum (" + allowed + ")")
+    # a subnormal weight keeps a few of its 53 bits: the objective and every ratio computed
+    # from it would be silently wrong (geometric:5e-324 gave every mechanism a ratio of 1)
+    if ((result > 0) & (result < np.finfo(float).tiny)).any():
+        raise InvalidArgumentError("weights", weights, "class weights each 0 or at least "
+                                   "2.2250738585072014e-308, the smallest normal double")
     return result
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import math
 import os
 import re
 import signal
@@ -728,14 +729,22 @@ def test_every_fault_class_keeps_the_contract(fault_dir, fault_class):
     assert not broken, f"{fault_class}: {len(broken)} breaches\n" + "\n".join(broken)
 
 
-@pytest.mark.xfail(strict=True, reason="lattice solve parses --weights in "
-                   "optmech.lattice.objectives, whose arithmetic is not yet under "
-                   "optmech.validation.refuse_overflow (and 5e-324 ends uncertified)")
-@pytest.mark.parametrize("rate", ["1e308", "1.7976931348623157e308", "5e-324"])
-def test_weights_whose_arithmetic_overflows_are_refused_up_front(rate):
+@pytest.mark.parametrize("rate, code", [("1e308", 2), ("1.7976931348623157e308", 2),
+                                        ("5e-324", 2), ("1e-300", 0)])
+def test_weights_out_of_the_double_range_are_refused_up_front(rate, code):
+    # 1e308 * multiplicity overflows; 5e-324 is subnormal (every ratio came out 1.0)
     result = run_in_process(["lattice", "solve", "--n", "2", "--k", "1", "--eps", "1",
-                             "--objective", "weighted", "--weights", f"geometric:{rate}"])
-    assert result["code"] in (0, 2), result["err"]
+                             "--objective", "weighted", "--weights", f"geometric:{rate}",
+                             "--json"])
+    assert result["code"] == code, result["err"]
+    if code == 2:
+        assert "--weights" in result["err"], result["err"]
+    else:
+        # k = 1, n = 2: only the vector (0, -2) errs; PF picks the worse item with
+        # probability e^{-eps} / 2, EM with e^{-eps} / (1 + e^{-eps}), and PF is optimal:
+        # EM's ratio is 2 / (1 + e^{-eps}) whatever the weight
+        document = json.loads(result["out"])
+        assert document["ratios"]["em"] == pytest.approx(2 / (1 + math.exp(-1)), rel=1e-12)
 
 
 def test_a_dataset_name_too_long_is_refused_up_front(fault_dir):
