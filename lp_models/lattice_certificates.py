@@ -107,9 +107,14 @@ class LatticeUnits:
     """The variables ``z_v = x_v / exp(log_scale[v])`` of the reduced LP on ``lattice`` (see
     the module docstring); ``log_scale=None`` means the probabilities themselves."""
 
+    #: The symmetry classes of the lattice vectors (``n`` items, depth ``k``).
     classes: LatticeClasses
+    #: The privacy parameter ε of the LP's privacy rows.
     epsilon: float
+    #: ``"2delta"`` (the paper's lattice) or ``"delta"``.
     lattice: str = "2delta"
+    #: Natural logarithm of each variable's unit (one entry per variable of the reduced
+    #: LP, finite where the probability itself underflows); ``None``: unscaled.
     log_scale: np.ndarray | None = None
 
     @classmethod
