@@ -54,9 +54,7 @@ def test_gallery_script_runs_and_draws_a_figure(script, capsys, monkeypatch):
 
 # The guides' prose names the packages' modules, classes and functions through MyST roles,
 # {py:func}`~optmech.lattice.solve_lattice`, and other documents through relative links,
-# [the lattice guide](lattice.md) (docs/api/conf.py: how the site resolves both).  These
-# guides have not been converted yet; the last test insists that the list shrinks.
-NOT_YET_LINKED = ["lattice.md", "reproduce.md"]
+# [the lattice guide](lattice.md) (docs/api/conf.py: how the site resolves both).
 GUIDE_DIR = ROOT / "docs" / "guide"
 FENCE = re.compile(r"^```.*?^```[ \t]*$", re.MULTILINE | re.DOTALL)
 ROLE = re.compile(r"\{py:\w+\}`[^`]*`")
@@ -133,7 +131,7 @@ def unlinked_documents(guide: Path) -> list[str]:
     return PATH_LITERAL.findall(prose(guide.read_text(encoding="utf-8")))
 
 
-LINKED = [g for g in sorted(GUIDE_DIR.glob("*.md")) if g.name not in NOT_YET_LINKED]
+LINKED = sorted(GUIDE_DIR.glob("*.md"))
 
 
 @pytest.mark.parametrize("guide", LINKED, ids=[g.stem for g in LINKED])
@@ -159,9 +157,3 @@ def test_the_checks_catch_what_they_look_for(tmp_path):
                     ">>> `optmech.lattice.bound_lattice`\n```\n", encoding="utf-8")
     assert unlinked(page) == ["optmech.lattice.solve_lattice", "solve_lattice"]
     assert unlinked_documents(page) == ["`docs/guide/lattice.md`"]
-
-
-def test_the_guides_not_yet_linked_still_need_it():
-    for name in NOT_YET_LINKED:
-        guide = GUIDE_DIR / name
-        assert unlinked(guide) or unlinked_documents(guide), f"{name}: take it off the list"
