@@ -301,7 +301,7 @@ def test_bench_never_runs_code_from_the_current_folder(tmp_path):
     assert not marker.exists(), "optmech bench ran code planted in the current folder"
     line = _one_error_line(err)
     assert process.returncode == 2, err[-2000:]
-    if _installed_from_checkout():
+    if _installed_from_checkout(tmp_path):
         # the modules offered are the checkout's own, whatever the current folder holds
         assert "--only" in line, line
     else:
@@ -309,9 +309,13 @@ def test_bench_never_runs_code_from_the_current_folder(tmp_path):
         assert "source checkout" in line, line
 
 
-def _installed_from_checkout() -> bool:
-    import optmech as package
-    return Path(package.__file__).resolve().parent.parent == REPO.resolve()
+def _installed_from_checkout(folder: Path) -> bool:
+    """Whether the ``optmech`` a command run in ``folder`` imports is this checkout's (an
+    editable install), not a copy in site-packages (asked of a fresh interpreter there: the
+    test process itself may import the checkout from its own folder)."""
+    where = subprocess.run([sys.executable, "-c", "import optmech; print(optmech.__file__)"],
+                           cwd=folder, capture_output=True, text=True, check=True).stdout
+    return Path(where.strip()).resolve().parent.parent == REPO.resolve()
 
 
 def test_a_regenerate_whose_checks_fail_writes_nothing(tmp_path):
