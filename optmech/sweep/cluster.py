@@ -215,7 +215,24 @@ def _connect(scheduler):
     except Exception as error:  # noqa: BLE001 - whatever Dask raises, one line
         raise ClusterError(f"cannot connect to the Dask scheduler at {address} "
                            f"({type(error).__name__}: {error})") from None
+    with contextlib.suppress(AttributeError):   # the event loop of the client's thread
+        client.loop.asyncio_loop.set_exception_handler(_drop_abandoned_waits)
     return client
+
+
+def _drop_abandoned_waits(loop, context: dict) -> None:
+    """The exception handler of our own client's event loop.  A fetch that timed out
+    (``future.result(timeout=...)`` in :func:`_result`) leaves a Dask task behind; when the
+    cluster fails and the client closes, that task ends in Dask's ``AllExit`` and asyncio
+    reports "Task exception was never retrieved" with a traceback when it is garbage
+    collected, possibly after the sweep has said what went wrong in its one line.  Those
+    reports are dropped; anything else goes to asyncio's default handler."""
+    error = context.get("exception")
+    if context.get("message") == "Task exception was never retrieved" and (
+            isinstance(error, _CLUSTER_FAILURES)
+            or type(error).__module__.startswith("distributed")):
+        return
+    loop.default_exception_handler(context)
 
 
 # What a cluster that goes away raises: lost connections (OSError), timeouts, and futures

@@ -292,3 +292,32 @@ def test_temporary_files_of_killed_sweeps_are_removed(tmp_path):
     alive.write_text("{")
     run_sweep(pf_error_cell, CELLS[:1], cache_dir=cache)
     assert not dead.exists() and alive.exists()
+
+
+def test_a_fetch_abandoned_by_a_failed_cluster_is_not_reported_but_other_errors_are():
+    """Our client's loop drops asyncio's "never retrieved" report of Dask's AllExit (a fetch
+    left behind when the cluster failed; the sweep already said so in one line) and of
+    cluster failures; any other report reaches asyncio's default handler."""
+    import asyncio
+
+    distributed = pytest.importorskip("distributed")
+    from optmech.sweep.cluster import _drop_abandoned_waits
+
+    class Loop:
+        def __init__(self):
+            self.reported = []
+
+        def default_exception_handler(self, context):
+            self.reported.append(context)
+
+    loop = Loop()
+    never = "Task exception was never retrieved"
+    _drop_abandoned_waits(loop, {"message": never, "exception": distributed.client.AllExit()})
+    _drop_abandoned_waits(loop, {"message": never, "exception": OSError("connection lost")})
+    _drop_abandoned_waits(loop, {"message": never, "exception": asyncio.CancelledError()})
+    assert loop.reported == []
+    for context in ({"message": never, "exception": ValueError("a bug")},
+                    {"message": "Future exception was never retrieved",
+                     "exception": distributed.client.AllExit()}):
+        _drop_abandoned_waits(loop, context)
+    assert len(loop.reported) == 2
