@@ -21,8 +21,9 @@ from optmech.tables import markdown_table
 __all__ = ["CLAIM_LINE", "Claim", "compare", "parse_claims", "read_claims"]
 
 _NUMBER = r"[-+0-9.e]+"
-CLAIM_LINE = re.compile(rf"^- `(?P<key>[^`]+)`: (?P<text>.*): \*\*(?P<center>{_NUMBER})(?P<unit>x| s)"
-                   rf"\*\* \[(?P<low>{_NUMBER}), (?P<high>{_NUMBER})\]")
+CLAIM_LINE = re.compile(rf"^- `(?P<key>[^`]+)`: (?P<text>.*): "
+                        rf"\*\*(?P<center>{_NUMBER})(?P<unit>x| s)"
+                        rf"\*\* \[(?P<low>{_NUMBER}), (?P<high>{_NUMBER})\]")
 
 
 @dataclass(frozen=True)

@@ -103,10 +103,10 @@ def _equilibrate(matrix: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray, np.n
 @dataclass(frozen=True, eq=False)
 class ScaledProblem:
     """The rescaled LP that PDHG iterates on: ``a = D_r A D_c`` (CSR; products with its
-    transpose read the same arrays as CSC, so no second copy is held), ``b = D_r row_lower``, ``c = D_c cost``, ``lo, hi = col bounds / D_c``, the
-    equality-row mask, and ``row_scale = D_r``, ``col_scale = D_c`` (a point ``x_hat`` of the
-    scaled problem is ``D_c x_hat`` in the LP's units, a multiplier ``y_hat`` is
-    ``D_r y_hat``)."""
+    transpose read the same arrays as CSC, so no second copy is held), ``b = D_r
+    row_lower``, ``c = D_c cost``, ``lo, hi = col bounds / D_c``, the equality-row mask,
+    and ``row_scale = D_r``, ``col_scale = D_c`` (a point ``x_hat`` of the scaled problem
+    is ``D_c x_hat`` in the LP's units, a multiplier ``y_hat`` is ``D_r y_hat``)."""
 
     #: The rescaled constraint matrix ``D_r A D_c`` (CSR, the LP's rows by its columns).
     a: sp.csr_matrix

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 
 from optmech.cli._common import (
-    api_type,
     add_actions,
     add_csv_flag,
     add_json_flag,
     add_sweep_flags,
+    api_type,
     emit,
     float_range,
     names,
@@ -58,7 +58,8 @@ def register(subparsers) -> None:
                             help="1..8, or sweep:T (e.g. sweep:0.3)")
     run_parser.add_argument("--eps", required=True, type=float_range,
                             help="epsilons: START:STOP:NUM (evenly spaced), "
-                                 "START:STOP:NUM:log (evenly spaced on a log scale) or a comma list")
+                                 "START:STOP:NUM:log (evenly spaced on a log scale) or a "
+                                 "comma list")
     run_parser.add_argument("--trials", type=positive_int, default=50,
                             help="score vectors per epsilon (default 50; ignored for 1-3)")
     run_parser.add_argument("--mechanisms", type=mechanism_list, default=list(MECHANISM_NAMES),

@@ -29,8 +29,9 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "secretary", help="private secretary problem: p-mix privacy, optimal private rule",
         description="Differentially private stopping rules for the secretary problem "
-                    "(Grining, Klonowski, Sulkowska, arXiv:2005.01586): exact privacy of the p-mix of the optimal rule "
-                    "with the blind choice, and the optimal (ε, δ)-DP rule by LP.")
+                    "(Grining, Klonowski, Sulkowska, arXiv:2005.01586): exact privacy of "
+                    "the p-mix of the optimal rule with the blind choice, and the optimal "
+                    "(ε, δ)-DP rule by LP.")
     actions = add_actions(parser)
 
     profile = actions.add_parser(
@@ -68,7 +69,8 @@ def register(subparsers) -> None:
                          help="give up after this many seconds (one-line error, exit 1)")
     optimal.add_argument("--rule", action="store_true",
                          help="include the stopping probabilities per (time, relative rank)")
-    optimal.add_argument("--plot", metavar="FILE", type=output_file(), help="write a PNG of both rank distributions")
+    optimal.add_argument("--plot", metavar="FILE", type=output_file(),
+                         help="write a PNG of both rank distributions")
     add_json_flag(optimal)
     optimal.set_defaults(func=run_optimal)
 

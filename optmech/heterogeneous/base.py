@@ -9,8 +9,9 @@ property of the score function, so every method takes them next to the scores:
 * ``sample(scores, sensitivities, size=None, rng=None)``: draws;
   ``rvs(scores, sensitivities, size=None, random_state=None)`` the same under
   ``scipy.stats``'s names;
-* ``privacy``: the :class:`~optmech.selection.mechanisms.PrivacyGuarantee` when the mechanism has one
-  that holds for every score function with the given candidate-wise sensitivities
+* ``privacy``: the :class:`~optmech.selection.mechanisms.PrivacyGuarantee` when the
+  mechanism has one that holds for every score function with the given candidate-wise
+  sensitivities
   (``|q_a(D) - q_a(D')| <= Δ_a`` for neighbours ``D, D'``), else ``None``; ``privacy_note``
   says why, and ``guarantee(sensitivities)`` gives the guarantee for one sensitivity
   vector where it depends on it.

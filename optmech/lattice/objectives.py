@@ -72,6 +72,7 @@ _MAX_ROUNDS = 200
 _TOLERANCES = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10,
                "small_matrix_value": 1e-12}
 
+
 def objective_weights(weights, classes: LatticeClasses) -> np.ndarray:
     """Class weights (the prior summed over each class) from an array or a spec string (see
     the module docstring); finite, ``>= 0`` and with a positive sum, else

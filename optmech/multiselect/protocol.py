@@ -74,8 +74,9 @@ class MultiSelection(Displayed):
     ``offsets=None`` picks the optimal offsets for Laplace noise
     (:func:`~optmech.multiselect.offsets.optimal_response`, kept as ``response``, which also
     gives the closed-form cost under the identity) and the Appendix A.3 quantile offsets for
-    the other families (``response`` is then None).  ``privacy`` is eps-geographic DP for Laplace noise and None
-    otherwise (Gaussian and logistic noise give no pure geographic-DP guarantee).
+    the other families (``response`` is then None).  ``privacy`` is eps-geographic DP for
+    Laplace noise and None otherwise (Gaussian and logistic noise give no pure
+    geographic-DP guarantee).
     """
 
     k: int

@@ -1,5 +1,6 @@
-"""`optmech proofs`: the JSON contract (one object, the identities in a list), exit statuses, one-line errors, a current,
-deterministic docs/identities.md and docs/claims.md, and where `regenerate` writes."""
+"""`optmech proofs`: the JSON contract (one object, the identities in a list), exit
+statuses, one-line errors, a current, deterministic docs/identities.md and docs/claims.md,
+and where `regenerate` writes."""
 
 import json
 import subprocess
