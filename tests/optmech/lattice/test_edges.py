@@ -78,6 +78,18 @@ def test_the_bracket_certifies_at_both_ends(eps):
     assert bracket.max_violation <= 1e-12
 
 
+@pytest.mark.parametrize("n, k", [(3, 3), (4, 2)])
+def test_the_bracket_certifies_every_documented_epsilon(n, k):
+    """The bracket on the log grid of the whole documented range, against the exact optimum
+    (an independent method: HiGHS's simplex or PF's chain dual, certified on its own)."""
+    for eps in np.geomspace(1e-9, 700.0, 14):
+        bracket = bound_lattice(n, k, float(eps), tol=1e-4, time_limit=60)
+        exact = solve_lattice(n, k, float(eps))
+        assert bracket.status == "converged", eps
+        assert bracket.lower <= exact.total_error and exact.lower_bound <= bracket.upper, eps
+        assert bracket.max_violation <= 1e-12, eps
+
+
 def test_the_bracket_certifies_many_items():
     """n >= 60 at k = 3 used to fail its certificate: PF's recurrence lost 1.8e-4 of a top
     probability at n = 100; its closed form by quadrature does not."""
