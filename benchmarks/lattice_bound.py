@@ -25,14 +25,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import statistics
 import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks._report import peak_rss_mib, results_folder, run_isolated, start, write_table
-from benchmarks._timing import SYSTEM_CLOCK
+from benchmarks._report import (
+    load_average,
+    peak_rss_mib,
+    results_folder,
+    run_isolated,
+    start,
+    write_table,
+)
+from benchmarks._timing import SYSTEM_CLOCK, Runs, format_number
 
 RECORDS = "lattice_bound.jsonl"       # every run, in the results folder of the run
 FULL_SIZES = (8, 9, 10)
@@ -42,7 +47,7 @@ KEEP = 5                               # newest runs of a cell shown in the tabl
 
 
 def _clocks():
-    return SYSTEM_CLOCK.wall(), SYSTEM_CLOCK.cpu(), os.getloadavg()[0]
+    return SYSTEM_CLOCK.wall(), SYSTEM_CLOCK.cpu(), load_average()
 
 
 def bound_worker(n: int, eps: float, tol: float, time_limit: float, extra: int) -> dict:
@@ -135,10 +140,10 @@ def _cells(path: Path, keep: int) -> dict:
 
 
 def _spread(values) -> str:
-    values = list(values)
-    if len(values) == 1:
-        return f"{values[0]:.3g}"
-    return f"{statistics.median(values):.3g} [{min(values):.3g}, {max(values):.3g}]"
+    """One value as it is, several as the other tables print repeated runs (median [min,
+    max])."""
+    values = tuple(values)
+    return format_number(values[0]) if len(values) == 1 else str(Runs(values))
 
 
 def table(path: Path, keep: int = KEEP) -> None:
