@@ -122,21 +122,38 @@ class _busy:
 def _measure(records: Path, *args: str) -> dict:
     record = json.loads(run_isolated("benchmarks.lattice_bound", "--worker", *args
                                      ).strip().splitlines()[-1])
+    record["revision"] = _revision()
     records.parent.mkdir(parents=True, exist_ok=True)
     with records.open("a") as out:
         out.write(json.dumps(record) + "\n")
     return record
 
 
+def _revision() -> str | None:
+    """The commit of the benchmarked checkout (``+`` when it has uncommitted changes), or
+    None outside a git checkout."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, text=True,
+                                capture_output=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=root, text=True, capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return commit + ("+" if dirty.strip() else "")
+
+
 def _cells(path: Path, keep: int) -> dict:
-    """The newest ``keep`` records of each cell (kind, n, epsilon, tol, extra load)."""
+    """The newest ``keep`` records of each cell (kind, n, epsilon, tol, extra load) measured
+    with the code of its newest record (records before revisions were kept count as one)."""
     cells: dict = {}
     if path.exists():
         for line in path.read_text().splitlines():
             r = json.loads(line)
             key = (r["kind"], r["n"], r["epsilon"], r.get("tol"), r.get("extra_load", 0))
             cells.setdefault(key, []).append(r)
-    return {key: runs[-keep:] for key, runs in cells.items()}
+    return {key: [r for r in runs if r.get("revision") == runs[-1].get("revision")][-keep:]
+            for key, runs in cells.items()}
 
 
 def _spread(values) -> str:
@@ -154,7 +171,8 @@ def table(path: Path, keep: int = KEEP) -> None:
     for (kind, n, eps, tol, extra), runs in sorted(cells.items(),
                                                      key=lambda c: (c[0][1], -c[0][2], c[0][0])):
         statuses = sorted({r["status"] for r in runs})
-        common = [n, n, eps, kind, extra, len(runs), _spread(r["cpu_seconds"] for r in runs),
+        common = [n, n, eps, kind, runs[-1].get("revision") or "—", extra, len(runs),
+                  _spread(r["cpu_seconds"] for r in runs),
                   _spread(r["seconds"] for r in runs), f"{max(r['peak_mib'] for r in runs):.0f}",
                   _spread(r["load"] for r in runs)]
         if kind == "bound":
@@ -180,7 +198,8 @@ def table(path: Path, keep: int = KEEP) -> None:
         "Shared 2-core machine (other engineers' jobs running); 'load avg' is the 1-minute load "
         "average when each run started, 'extra load' the busy processes this benchmark ran "
         "beside it; CPU seconds are the measured process's own (medians [min, max] over the "
-        "runs listed), wall seconds include waiting for a core.  'bound' = bound_lattice(n, n, "
+        "runs listed), wall seconds include waiting for a core; 'code' is the commit measured "
+        "(a cell shows the runs of its newest commit; '—': before commits were recorded).  'bound' = bound_lattice(n, n, "
         "eps, tol, time_limit) with the regular constraint set and lattice weighting, including "
         "the class table and the certificates (L recomputed from the dual point, U's point "
         "checked against every row including every monotonicity row); status 'time_limit': "
@@ -192,7 +211,7 @@ def table(path: Path, keep: int = KEEP) -> None:
         "lattice_bound.jsonl.")
     write_table("lattice_bound", "Lattice LP below the PF threshold: certified brackets by "
                 "restarted PDHG",
-                ["n", "k", "eps", "method", "extra load", "runs", "CPU s", "wall s",
+                ["n", "k", "eps", "method", "code", "extra load", "runs", "CPU s", "wall s",
                  "peak MiB", "load avg", "tol", "status", "width reached", "PF ratio",
                  "value vs bracket"], rows, notes)
 

@@ -13,14 +13,9 @@ once, and its iterates are turned into certified bounds:
   monotonicity multipliers are made dual feasible by the chain sweep of
   :func:`lp_models.lattice_dual_repair.repair_dual`, and
   :func:`lp_models.lattice_certificates.lagrangian_bound` — valid for any multipliers, and
-  for the full regular LP because a missing row has multiplier 0 — gives ``L``.  The
-  multipliers come from two PDHG sequences on the same LP: the *main* one, whose step size
-  and primal weight carry over the rebuilds of row generation (which serves the primal
-  iterate, hence ``U``), and a *dual* one restarted with fresh ones at every rebuild (which
-  brings ``L`` about ten times closer early on, measured at n = k = 10, but makes the
-  polished ``U`` worse when it drives the primal); the better bound of the two counts.
+  for the full regular LP because a missing row has multiplier 0 — gives ``L``.
 * **Upper bound.**  PF is feasible, so ``U <= PF's value`` from the start.  From time to
-  time the main primal iterate is *polished* (PDLP's feasibility polishing): PDHG with cost 0
+  time the primal iterate is *polished* (PDLP's feasibility polishing): PDHG with cost 0
   from the iterate, for 200 steps, on the class and privacy rows and *every* monotonicity
   row when the regular LP has at most :data:`POLISH_ALL_ROWS` of them, else on those
   generated so far plus every one the iterate violates; the polished point is checked
@@ -32,30 +27,44 @@ once, and its iterates are turned into certified bounds:
   enough to satisfy every row, and :func:`lp_models.lattice_certificates.primal_violation`
   checks the result against every row.  ``U`` is its value when no row is violated by more
   than 1e-12.
-* **Row generation.**  When the main primal iterate violates a monotonicity row that is not
-  in the restricted LP by more than it violates the rows it has, the row is added and both
-  PDHG sequences start again on the enlarged LP from the main iterate (new rows get
-  multiplier 0).
+* **Row generation.**  When the primal iterate violates a monotonicity row that is not in
+  the restricted LP by more than it violates the rows it has, the row is added and PDHG
+  starts again on the enlarged LP from the current iterate (new rows get multiplier 0).
 
 Rows are generated and points polished only once the iterate satisfies the restricted LP's
 rows to 1e-3 (earlier iterates would add rows that never bind), and a point is polished
-only after the main sequence made 200 steps since the last polish (the first iterates are
-PF, whose polish is PF).  Work is charged by its
-measured CPU time (``time.process_time``): each kind is due again when it has used less than
-a fixed share of the CPU since the start (bounds 10 %, row generation 10 %, polishing 10 %,
-the dual sequence 20 %), so that an all-rows polish, which costs about four main steps per
-step, cannot take more than its share, and a run on a loaded machine divides its CPU the
-same way as on a quiet one (an earlier schedule in PDHG steps let polishing take half of
-it).  Measured at n = k = 9, eps = 0.5 (one run each, load average 6 to 7): to width 1e-4
-in 42 to 45 CPU s with polishing at 10 % (with or without the dual sequence), 56 CPU s at
-25 %; at n = k = 8 the dual sequence cost 10 to 20 % more CPU.  BLAS is held to one thread
-inside the loop (``threadpoolctl``): an idle OpenBLAS worker spinning beside each step cost
-about 25 % CPU.  The loop stops when
-``(U - L) / L <= tol`` or at the deadline; every bound it returns is certified, the bracket
-is just wider when time runs out.  Measured choices (eps = 0.5, n = k = 8 and 9): PDHG
-without its averaged iterate needed 3 to 4 times the steps for the same lower bound;
-keeping the old scales when rows are added (instead of rescaling the enlarged LP) 2.7 times
-the time to width 1e-4.
+only after PDHG made 200 steps since the last polish (the first iterates are PF, whose
+polish is PF).  Work is charged by its measured CPU time (``time.process_time``): each kind
+is due again when it has used less than a fixed share of the CPU since the start (bounds
+5 %, row generation 10 %, polishing 10 %, or 25 % while ``U`` lags: while the iterate's value
+is closer to ``L`` than to ``U``), so that an all-rows polish, which costs about four PDHG
+steps per step, cannot take more than its share, and a run on a loaded machine divides its
+CPU the same way as on a quiet one (an earlier schedule in PDHG steps let polishing take
+half of it).  BLAS is held to one thread inside the loop (``threadpoolctl``): an idle
+OpenBLAS worker spinning beside each step cost about 25 % CPU.
+
+**Single precision.**  For ``tol >= SINGLE_PRECISION_TOL`` PDHG iterates in ``float32``
+(:meth:`lp_models.pdhg.ScaledProblem.from_lp`): half the memory traffic, and a step at
+n = k = 10 costs 12.0 ms instead of 23.8.  Nothing certified depends on it — ``L`` is
+recomputed in double from the multipliers and ``U`` from a point checked in double — but a
+single-precision iterate cannot bring the bracket below a width of about 1e-6 (measured at
+n = k = 6 and 7: 1.3e-6 and 2.1e-6 after 60 s, where double reaches 1e-8 in 2 and 17 s),
+hence double below that tolerance.  Polishing always runs in double: a point polished in
+single precision violates rows by some 1e-7, and the repair then mixed in enough of the
+anchor to leave ``U`` 3.5e-4 above the optimum at n = k = 8.
+
+The loop stops when ``(U - L) / L <= tol`` or at the deadline; every bound it returns is
+certified, the bracket is just wider when time runs out.  Measured at n = k = 10,
+eps = 0.5, tol 1e-4 (one run each, CPU seconds, the machine otherwise quiet): 334 with the
+earlier design (double precision, a second PDHG sequence for ``L`` restarted at every
+rebuild at 20 % of the CPU, bounds at 10 %, polishing at a fixed 10 %); 297 without the
+second sequence and with bounds at 5 %; 289 in single precision with the second sequence
+and the lagging polish share; 163 in single precision without it (the second sequence had
+brought ``L`` ten times closer early on in double precision; in single precision ``L``
+converges with the iterate and the sequence only took CPU).  Earlier measured choices
+(eps = 0.5, n = k = 8 and 9): PDHG without its averaged iterate needed 3 to 4 times the
+steps for the same lower bound; keeping the old scales when rows are added (instead of
+rescaling the enlarged LP) 2.7 times the time to width 1e-4.
 """
 
 from __future__ import annotations
@@ -81,7 +90,7 @@ from lp_models.lattice_dual_repair import repair_dual
 from lp_models.lattice_recurrences import chain_dual, pf_lattice_probabilities
 from lp_models.pdhg import RestartedPDHG, ScaledProblem
 
-__all__ = ["POLISH_ALL_ROWS", "BracketRun", "bracket_lattice_lp"]
+__all__ = ["POLISH_ALL_ROWS", "SINGLE_PRECISION_TOL", "BracketRun", "bracket_lattice_lp"]
 
 # A point counts as exactly feasible when no row is violated by more than this (absolute;
 # the values are probabilities).  Repaired points have violations of order 1e-16.
@@ -89,13 +98,23 @@ FEASIBILITY_TOLERANCE = 1e-12
 # Polish against every monotonicity row up to this many of them (some 100 bytes each in the
 # polishing PDHG: n = k = 10 has 3.0 million), else against the violated ones.
 POLISH_ALL_ROWS = 5_000_000
+# PDHG iterates in single precision for a relative width of at least this, in double below
+# it (single-precision brackets stopped narrowing at widths of 2e-7 to 5e-5, measured at
+# n = k = 4 and 6 for eps from 0.01 to 0.5).
+SINGLE_PRECISION_TOL = 1e-4
+# A single-precision run goes on in double when its bracket, narrower than _STALL_WIDTH
+# (relative; wider ones are far from single precision's limit and stall for other reasons:
+# a polish to come, rows to generate), has not narrowed by a tenth for half the CPU time so
+# far and at least _STALL_SECONDS.
+_STALL_WIDTH, _STALL_SECONDS = 1e-3, 0.5
 # Monotonicity rows violated by more than this (relative to x[a]) are generated.
 _GENERATE_TOLERANCE = 1e-9
 # Rows are generated and points polished only from iterates that satisfy the restricted
 # LP's rows to this (absolute) level: the first iterates violate them by up to 0.4 and would
 # add tens of thousands of rows that never bind.
 _SANE_VIOLATION = 1e-3
-_SHARES = {"bound": 0.1, "generate": 0.1, "polish": 0.1, "dual": 0.2}
+_SHARES = {"bound": 0.05, "generate": 0.1, "polish": 0.1}
+_LAGGING_POLISH_SHARE = 0.25
 _POLISH_STEPS, _POLISH_ROUNDS = 200, 4
 _CHUNK = 10
 
@@ -107,7 +126,7 @@ class BracketRun:
     ``lower`` and ``dual``: the best lower bound and the multipliers it was computed from
     (recompute it with :func:`lagrangian_bound`); ``upper`` and ``point``: the best upper
     bound and a point satisfying every row (PF when nothing better was found); ``steps``:
-    PDHG steps (both sequences and polishing); ``history``: ``(seconds, steps, lower,
+    PDHG steps (including polishing); ``history``: ``(seconds, steps, lower,
     upper)`` whenever a bound improved; ``rows_generated``: the monotonicity rows in the
     restricted LP at the end.
     """
@@ -172,8 +191,9 @@ class _Ledger:
         self.start = time.process_time()
         self.spent = dict.fromkeys(_SHARES, 0.0)
 
-    def due(self, kind: str) -> bool:
-        return self.spent[kind] <= _SHARES[kind] * (time.process_time() - self.start)
+    def due(self, kind: str, share: float | None = None) -> bool:
+        share = _SHARES[kind] if share is None else share
+        return self.spent[kind] <= share * (time.process_time() - self.start)
 
     def charge(self, kind: str, since: float) -> None:
         self.spent[kind] += time.process_time() - since
@@ -182,8 +202,9 @@ class _Ledger:
 class _Bracketing:
     """State of one bracketing run (see the module docstring)."""
 
-    def __init__(self, classes, epsilon, weighting, regular):
+    def __init__(self, classes, epsilon, weighting, regular, dtype):
         self.classes, self.epsilon, self.regular = classes, epsilon, regular
+        self.dtype = dtype
         self.weighting = weighting
         self.units = LatticeUnits(classes, epsilon)
         self.pf = pf_lattice_probabilities(classes, epsilon)
@@ -199,25 +220,22 @@ class _Bracketing:
         self._offer_dual(lam, np.zeros(self.pairs[0].size))
         y0 = np.concatenate([lam, np.maximum(mu[lp.metadata["privacy_source"]], 0.0),
                              np.zeros(self.pairs[0].size)])
-        self.solver = RestartedPDHG(lp, self.pf, y0)
-        self.runner = RestartedPDHG(self.solver.problem, self.pf, y0)
-        self.steps_before = 0          # main steps of the solvers replaced so far
-        self.runner_steps_before = 0   # and of the dual sequence
+        self.solver = RestartedPDHG(ScaledProblem.from_lp(lp, self.dtype), self.pf, y0)
+        self.steps_before = 0          # steps of the solvers replaced so far
         self.polish_steps = 0
-        self.polished_at = 0           # main steps when the last polish started
+        self.polished_at = 0           # PDHG steps when the last polish started
         self.num_monotone = (sum(a.size for a, _ in monotonicity_pair_blocks(classes))
                              if regular else 0)
 
     @property
-    def main_steps(self) -> int:
-        """Steps of the main sequence so far (its solvers replaced or current)."""
+    def pdhg_steps(self) -> int:
+        """Steps of the PDHG sequence so far (its solvers replaced or current)."""
         return self.steps_before + self.solver.iterations
 
     @property
     def steps(self) -> int:
-        """PDHG steps so far (both sequences and polishing)."""
-        return (self.main_steps + self.runner_steps_before + self.runner.iterations
-                + self.polish_steps)
+        """PDHG steps so far (the sequence and polishing)."""
+        return self.pdhg_steps + self.polish_steps
 
     def _restricted_lp(self, pairs):
         c = self.classes
@@ -239,14 +257,18 @@ class _Bracketing:
                 self.upper, self.point = value, point
 
     def bound(self) -> None:
-        """``L`` from the current multipliers of both sequences."""
-        start = self.num_class_rows + self.num_privacy_rows
-        for solver in (self.runner, self.solver):
-            y = solver.y
-            self._offer_dual(y[:self.num_class_rows], y[start:])
+        """``L`` from the current multipliers."""
+        y = self.solver.y
+        self._offer_dual(y[:self.num_class_rows],
+                         y[self.num_class_rows + self.num_privacy_rows:])
+
+    def upper_lags(self) -> bool:
+        """Whether ``U`` is farther from the current iterate's value than ``L`` is."""
+        value = float(self.cost @ self.solver.x)
+        return self.upper - value > value - self.lower
 
     def noise(self) -> float:
-        """How far the main primal iterate is from satisfying the restricted LP's rows."""
+        """How far the primal iterate is from satisfying the restricted LP's rows."""
         return self._noise(self.solver.x, self.pairs)
 
     def _noise(self, x, pairs) -> float:
@@ -255,8 +277,8 @@ class _Bracketing:
                    float((x[b] - x[a]).max(initial=0.0)))
 
     def polish(self, deadline: float | None) -> None:
-        """``U`` from the current main primal iterate (see the module docstring)."""
-        self.polished_at = self.main_steps
+        """``U`` from the current primal iterate (see the module docstring)."""
+        self.polished_at = self.pdhg_steps
         x = self.solver.x
         if not self.regular:
             pairs = self.pairs
@@ -286,7 +308,7 @@ class _Bracketing:
         self._offer_point(x)
 
     def generate(self) -> bool:
-        """Add the monotonicity rows the main primal iterate violates; True if any."""
+        """Add the monotonicity rows the primal iterate violates; True if any."""
         x = self.solver.x
         a, b = _violated_rows(self.units, x, self.pairs, self._noise(x, self.pairs))
         if a.size == 0:
@@ -295,22 +317,32 @@ class _Bracketing:
         self._restart()
         return True
 
+    def to_double(self) -> None:
+        """Go on in double precision from the current iterate."""
+        self.dtype = np.float64
+        self._restart()
+
     def _restart(self) -> None:
-        """Both sequences on the enlarged restricted LP (rescaled from scratch: measured at
-        n = k = 9, keeping the old scales for the old rows and scaling only the new ones took
-        2.7 times as long to width 1e-4), from the main iterate (new rows get multiplier 0);
-        the main one keeps its step size and primal weight, the dual one starts with fresh
-        ones.  The old solvers are released first (at n = k = 12 they hold some 2 GB)."""
+        """PDHG on the enlarged restricted LP (rescaled from scratch: measured at n = k = 9,
+        keeping the old scales for the old rows and scaling only the new ones took 2.7 times
+        as long to width 1e-4), from the current iterate (new rows get multiplier 0), with
+        its step size and primal weight.  The old solver is released first (at n = k = 12 it
+        holds some 2 GB)."""
         x, y = self.solver.x, self.solver.y
         omega, eta = self.solver.omega, self.solver.eta
         self.steps_before += self.solver.iterations
-        self.runner_steps_before += self.runner.iterations
-        self.solver = self.runner = None
+        self.solver = None
         lp = self._restricted_lp(self.pairs)
         y = np.concatenate([y, np.zeros(lp.num_rows - y.size)])
-        self.solver = RestartedPDHG(lp, x, y)
+        self.solver = RestartedPDHG(ScaledProblem.from_lp(lp, self.dtype), x, y)
         self.solver.omega, self.solver.eta = omega, eta
-        self.runner = RestartedPDHG(self.solver.problem, x, y)
+
+
+def _stalled(start: float, narrowed: float) -> bool:
+    """Whether the bracket has not narrowed by a tenth for half the CPU time since ``start``
+    (and for at least :data:`_STALL_SECONDS`)."""
+    now = time.process_time()
+    return now - narrowed >= max(_STALL_SECONDS, 0.5 * (now - start))
 
 
 def _passed(deadline: float | None) -> bool:
@@ -329,7 +361,8 @@ def bracket_lattice_lp(classes: LatticeClasses, epsilon: float, weighting: str =
     """
     started = time.perf_counter()
     with threadpool_limits(limits=1):
-        run = _Bracketing(classes, epsilon, weighting, regular)
+        dtype = np.float32 if tol >= SINGLE_PRECISION_TOL else np.float64
+        run = _Bracketing(classes, epsilon, weighting, regular, dtype)
         history = [(time.perf_counter() - started, 0, run.lower, run.upper)]
         if callback is not None:
             callback(*history[-1])
@@ -342,22 +375,22 @@ def bracket_lattice_lp(classes: LatticeClasses, epsilon: float, weighting: str =
 
 
 def _loop(run: _Bracketing, tol, deadline, history, started, callback) -> None:
-    """The bracketing loop: main steps, then whatever work is due (module docstring)."""
+    """The bracketing loop: PDHG steps, then whatever work is due (module docstring)."""
     ledger = _Ledger()
+    # CPU time when the bracket last narrowed by a tenth, and its width then
+    narrowed, marked = ledger.start, math.inf
     while not (run.lower > 0 and run.upper - run.lower <= tol * run.lower) \
             and not _passed(deadline):
         run.solver.iterate(_CHUNK)
         before = (run.lower, run.upper)
-        if ledger.due("dual"):
-            since = time.process_time()
-            run.runner.iterate(_CHUNK)
-            ledger.charge("dual", since)
         if ledger.due("bound"):
             since = time.process_time()
             run.bound()
             ledger.charge("bound", since)
         generate = run.regular and ledger.due("generate")
-        polish = ledger.due("polish") and run.main_steps - run.polished_at >= _POLISH_STEPS
+        polish = (run.pdhg_steps - run.polished_at >= _POLISH_STEPS
+                  and ledger.due("polish", _LAGGING_POLISH_SHARE)
+                  and (ledger.due("polish") or run.upper_lags()))
         if (generate or polish) and run.noise() <= _SANE_VIOLATION:
             if generate:
                 since = time.process_time()
@@ -367,7 +400,14 @@ def _loop(run: _Bracketing, tol, deadline, history, started, callback) -> None:
                 since = time.process_time()
                 run.polish(deadline)
                 ledger.charge("polish", since)
-        if (run.lower, run.upper) != before:
-            history.append((time.perf_counter() - started, run.steps, run.lower, run.upper))
-            if callback is not None:
-                callback(*history[-1])
+        width = run.upper - run.lower
+        if width <= 0.9 * marked:
+            narrowed, marked = time.process_time(), width
+        elif (run.dtype != np.float64 and width <= _STALL_WIDTH * run.lower
+              and _stalled(ledger.start, narrowed)):
+            run.to_double()
+        if (run.lower, run.upper) == before:
+            continue
+        history.append((time.perf_counter() - started, run.steps, run.lower, run.upper))
+        if callback is not None:
+            callback(*history[-1])

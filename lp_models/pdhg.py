@@ -23,6 +23,10 @@ itself and ``|dy| / |dx|`` at each restart.  Because every column is boxed, the 
 ``min_{lo <= x <= hi} (c - A.T y) @ x + b @ y`` is finite for every ``y``: the gap in the KKT
 error uses it, and nothing else needs a dual residual.
 
+The rescaled problem may be stored in single precision (``ScaledProblem.from_lp(lp,
+numpy.float32)``; the iterates then are too): half the memory traffic per step, at the price
+of iterates that stop improving at a relative accuracy of about 1e-6.
+
 Nothing here is certified: PDHG's iterates satisfy the rows only in the limit.  Callers turn
 them into bounds with their own certificates (for the lattice LP:
 :mod:`lp_models.lattice_certificates`).  Cost per step: two sparse products with ``A`` (held
@@ -106,7 +110,9 @@ class ScaledProblem:
     transpose read the same arrays as CSC, so no second copy is held), ``b = D_r
     row_lower``, ``c = D_c cost``, ``lo, hi = col bounds / D_c``, the equality-row mask,
     and ``row_scale = D_r``, ``col_scale = D_c`` (a point ``x_hat`` of the scaled problem
-    is ``D_c x_hat`` in the LP's units, a multiplier ``y_hat`` is ``D_r y_hat``)."""
+    is ``D_c x_hat`` in the LP's units, a multiplier ``y_hat`` is ``D_r y_hat``).  ``a``,
+    ``b``, ``c``, ``lo`` and ``hi`` share one floating-point type, the iterates' (the scales
+    are always double)."""
 
     #: The rescaled constraint matrix ``D_r A D_c`` (CSR, the LP's rows by its columns).
     a: sp.csr_matrix
@@ -129,13 +135,18 @@ class ScaledProblem:
     col_scale: np.ndarray
 
     @classmethod
-    def from_lp(cls, lp: LinearProgram) -> ScaledProblem:
+    def from_lp(cls, lp: LinearProgram, dtype: type = np.float64) -> ScaledProblem:
+        """The rescaled ``lp``, its matrix, right-hand sides, cost and bounds stored as
+        ``dtype`` (the scales stay double)."""
         if lp.sense != "min":
             raise InvalidModelError("PDHG is implemented for minimisation only")
         equality = _row_types(lp)
         a, row_scale, col_scale = _equilibrate(lp.matrix)
-        return cls(a=a, b=lp.row_lower * row_scale, c=lp.cost * col_scale,
-                   lo=lp.col_lower / col_scale, hi=lp.col_upper / col_scale,
+        a.data = a.data.astype(dtype, copy=False)
+        return cls(a=a, b=(lp.row_lower * row_scale).astype(dtype, copy=False),
+                   c=(lp.cost * col_scale).astype(dtype, copy=False),
+                   lo=(lp.col_lower / col_scale).astype(dtype, copy=False),
+                   hi=(lp.col_upper / col_scale).astype(dtype, copy=False),
                    equality=equality, row_scale=row_scale, col_scale=col_scale)
 
     def without_cost(self) -> ScaledProblem:
@@ -147,10 +158,11 @@ class RestartedPDHG:
     """PDHG on one LP (see the module docstring), advanced in chunks.
 
     ``RestartedPDHG(lp, x0, y0)`` rescales ``lp`` (a :class:`LinearProgram`, or a
-    :class:`ScaledProblem` already rescaled) and starts from ``(x0, y0)`` (the LP's units;
-    zeros by default).  :meth:`iterate` runs more steps; :attr:`x` and :attr:`y` are the
-    current iterate in the LP's units (``y`` in :func:`lp_models.program.dual_objective`'s
-    convention: ``>= 0`` on ``>=`` rows for a minimisation).  ``iterations`` counts every
+    :class:`ScaledProblem` already rescaled, whose floating-point type the iterates take) and
+    starts from ``(x0, y0)`` (the LP's units; zeros by default).  :meth:`iterate` runs more
+    steps; :attr:`x` and :attr:`y` are the current iterate in the LP's units, in double
+    precision (``y`` in :func:`lp_models.program.dual_objective`'s convention: ``>= 0`` on
+    ``>=`` rows for a minimisation).  ``iterations`` counts every
     step tried (two products with ``A`` each), ``restarts`` the restarts.
     """
 
@@ -163,6 +175,7 @@ class RestartedPDHG:
         self.equality, self.inequality = problem.equality, ~problem.equality
         self.row_scale, self.col_scale = problem.row_scale, problem.col_scale
         num_rows, num_cols = self.a.shape
+        dtype = self.a.dtype
         first = int(np.argmax(self.inequality)) if self.inequality.any() else num_rows
         # the >= rows as one slice when they are the last rows (a faster projection), the
         # rows with a nonzero right-hand side as the shortest leading slice holding them all
@@ -171,16 +184,16 @@ class RestartedPDHG:
         self._zero_lower = not self.lo.any()
         x = np.zeros(num_cols) if x0 is None else np.asarray(x0, float) / self.col_scale
         y = np.zeros(num_rows) if y0 is None else np.asarray(y0, float) / self.row_scale
-        self._x = np.clip(x, self.lo, self.hi)
-        self._y = self._project(y)
+        self._x = np.clip(x, self.lo, self.hi).astype(dtype)
+        self._y = self._project(y.astype(dtype))
         self._ax = self.a @ self._x
         self._aty = self.a.T @ self._y
-        self._x_new, self._work_x = np.empty(num_cols), np.empty(num_cols)
-        self._sum_x, self._anchor_x = np.empty(num_cols), np.empty(num_cols)
-        self._y_new, self._work_y = np.empty(num_rows), np.empty(num_rows)
-        self._work_y2, self._ax_new = np.empty(num_rows), np.empty(num_rows)
-        self._sum_y, self._anchor_y = np.empty(num_rows), np.empty(num_rows)
-        self._aty_new = np.empty(num_cols)
+        self._x_new, self._work_x = np.empty(num_cols, dtype), np.empty(num_cols, dtype)
+        self._sum_x, self._anchor_x = np.empty(num_cols, dtype), np.empty(num_cols, dtype)
+        self._y_new, self._work_y = np.empty(num_rows, dtype), np.empty(num_rows, dtype)
+        self._work_y2, self._ax_new = np.empty(num_rows, dtype), np.empty(num_rows, dtype)
+        self._sum_y, self._anchor_y = np.empty(num_rows, dtype), np.empty(num_rows, dtype)
+        self._aty_new = np.empty(num_cols, dtype)
         self.eta = 1.0 / max(float(np.abs(self.a.data).max(initial=0.0)), 1e-300)
         c_norm, b_norm = np.linalg.norm(self.c), np.linalg.norm(self.b)
         self.omega = c_norm / b_norm if c_norm > 0 and b_norm > 0 else 1.0
@@ -273,6 +286,8 @@ class RestartedPDHG:
             count = self.iterations + 1
             next_eta = min((1 - (count + 1) ** -0.3) * limit,
                            (1 + (count + 1) ** -0.6) * self.eta)
+            if movement == 0:       # a fixed point (single precision reaches one): keep eta,
+                next_eta = self.eta     # which would otherwise grow without bound
             accepted = self.eta <= limit
             step = self.eta
             self.eta = next_eta

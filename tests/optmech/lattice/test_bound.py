@@ -8,6 +8,8 @@ and its optimality ratios; the full regular LP as a sparse matrix
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -191,7 +193,7 @@ def test_the_first_polish_beats_pf():
     from lp_models.lattice_bracket import _SANE_VIOLATION, _Bracketing
     from lp_models.lattice_classes import lattice_classes
 
-    run = _Bracketing(lattice_classes(7, 7), 0.5, "lattice", True)
+    run = _Bracketing(lattice_classes(7, 7), 0.5, "lattice", True, np.float32)
     pf_value = run.upper
     run.solver.iterate(300)
     assert run.noise() <= _SANE_VIOLATION
@@ -200,3 +202,45 @@ def test_the_first_polish_beats_pf():
     full = reduced_lattice_lp(7, 7, 0.5, constraints="regular")
     assert full.max_violation(run.point) <= 1e-12
     assert run.upper == pytest.approx(full.objective_value(run.point), rel=1e-12)
+
+
+def test_single_precision_goes_on_in_double_when_it_stalls(monkeypatch):
+    """At n = 5, eps = 0.1 single-precision PDHG stops narrowing near a width of 2e-5: asked
+    for 1e-6 in single precision, the run switches to double and still converges, its
+    bracket holding the exact optimum."""
+    import lp_models.lattice_bracket as bracketing
+    from lp_models.lattice_classes import lattice_classes
+
+    switches = []
+    original = bracketing._Bracketing.to_double
+
+    def to_double(run):
+        switches.append(run.dtype)
+        original(run)
+
+    monkeypatch.setattr(bracketing, "SINGLE_PRECISION_TOL", 1e-6)
+    monkeypatch.setattr(bracketing._Bracketing, "to_double", to_double)
+    run = bracketing.bracket_lattice_lp(lattice_classes(5, 5), 0.1, tol=1e-6,
+                                        deadline=time.perf_counter() + 120)
+    assert switches == [np.float32] and run.converged and run.relative_width <= 1e-6
+    optimum = solve_lattice(5, 5, 0.1)
+    scale = reduced_lattice_lp(5, 5, 0.1).objective_scale
+    assert run.lower * scale <= optimum.total_error * (1 + 1e-9)
+    assert run.upper * scale >= optimum.total_error * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("tol, dtype", [(1e-4, np.float32), (1e-5, np.float64)])
+def test_precision_follows_the_tolerance(monkeypatch, tol, dtype):
+    import lp_models.lattice_bracket as bracketing
+    from lp_models.lattice_classes import lattice_classes
+
+    seen = []
+    original = bracketing._Bracketing.__init__
+
+    def init(run, *args):
+        original(run, *args)
+        seen.append(run.solver.a.dtype)
+
+    monkeypatch.setattr(bracketing._Bracketing, "__init__", init)
+    assert bracketing.bracket_lattice_lp(lattice_classes(4, 4), 0.5, tol=tol).converged
+    assert seen == [dtype]
