@@ -121,24 +121,26 @@ _CHUNK = 10
 
 @dataclass
 class BracketRun:
-    """What :func:`bracket_lattice_lp` found, in the LP's normalised units.
+    """What :func:`bracket_lattice_lp` found, in the LP's normalised units."""
 
-    ``lower`` and ``dual``: the best lower bound and the multipliers it was computed from
-    (recompute it with :func:`lagrangian_bound`); ``upper`` and ``point``: the best upper
-    bound and a point satisfying every row (PF when nothing better was found); ``steps``:
-    PDHG steps (including polishing); ``history``: ``(seconds, steps, lower,
-    upper)`` whenever a bound improved; ``rows_generated``: the monotonicity rows in the
-    restricted LP at the end.
-    """
-
+    #: The best certified lower bound on the optimum.
     lower: float
+    #: The multipliers ``lower`` was computed from (recompute it with
+    #: :func:`~lp_models.lattice_certificates.lagrangian_bound`).
     dual: LatticeDual
+    #: The best certified upper bound: the value of ``point``.
     upper: float
+    #: A point satisfying every row of the LP to 1e-12 (PF when nothing better was found).
     point: np.ndarray
+    #: PDHG steps, polishing included.
     steps: int
+    #: Wall-clock seconds of the run.
     seconds: float
+    #: Whether the relative width ``(upper - lower) / lower`` reached the tolerance.
     converged: bool
+    #: Monotonicity rows in the restricted LP at the end.
     rows_generated: int
+    #: ``(seconds, steps, lower, upper)`` whenever a bound improved.
     history: list = field(default_factory=list)
 
     @property

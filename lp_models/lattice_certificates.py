@@ -239,9 +239,13 @@ class LatticeDual:
     :func:`lp_models.lattice.reduced_lattice_lp` with ``monotone_pairs=pairs`` they are
     ``numpy.concatenate([y, mu, nu])``."""
 
+    #: Multipliers of the class rows (free), one per class.
     y: np.ndarray
+    #: Multipliers of the privacy rows (``>= 0``; negative entries count as 0).
     mu: np.ndarray
+    #: ``(a, b)``: the monotonicity rows ``x[a[i]] >= x[b[i]]`` the multipliers ``nu`` are on.
     pairs: tuple[np.ndarray, np.ndarray]
+    #: Multipliers of those rows (``>= 0``; negative entries count as 0).
     nu: np.ndarray
 
     def row_multipliers(self) -> np.ndarray:

@@ -97,36 +97,25 @@ def _multinomials(counts: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class LatticeClasses:
-    """The classes of ``Q`` for ``n`` items and depth ``k`` and the variables of the reduced LP.
+    """The classes of ``Q`` for ``n`` items and depth ``k`` and the variables of the reduced
+    LP (``C`` classes, ``V`` variables)."""
 
-    Attributes
-    ----------
-    n
-        the number of items.
-    k
-        the depth of the lattice.
-    counts
-        ``(C, k + 1)`` int16, row ``c`` is the count vector of class ``c`` (sorted by key).
-    keys
-        ``(C,)`` int64 mixed-radix keys (sorted).
-    multiplicity
-        ``(C,)`` float64, ``multinomial(m)`` (exact integers).
-    var_class
-        ``(V,)`` class index of every variable (class-major).
-    var_level
-        ``(V,)`` level of every variable (class-major).
-    var_next
-        ``(V,)`` the variable on the other side of the variable's own privacy row,
-        or -1 where the row is dropped (top variables of classes with ``m_k > 0``).
-    """
-
+    #: The number of items.
     n: int
+    #: The depth of the lattice.
     k: int
+    #: ``(C, k + 1)`` int16: row ``c`` is the count vector of class ``c`` (sorted by key).
     counts: np.ndarray
+    #: ``(C,)`` int64 mixed-radix keys (sorted).
     keys: np.ndarray
+    #: ``(C,)`` float64: ``multinomial(m)`` (exact integers).
     multiplicity: np.ndarray
+    #: ``(V,)`` class index of every variable (class-major).
     var_class: np.ndarray
+    #: ``(V,)`` level of every variable (class-major).
     var_level: np.ndarray
+    #: ``(V,)`` the variable on the other side of the variable's own privacy row, or -1
+    #: where the row is dropped (top variables of classes with ``m_k > 0``).
     var_next: np.ndarray
 
     @property

@@ -38,6 +38,7 @@ FULL_RELATIONS = {"privacy": ("priv", PRIVACY_RELATION), "monotone": ("mono", MO
 class VariableLabels:
     """Labels ``x[class c: m=(...), level j]`` of the reduced LP's variables."""
 
+    #: The classes whose variables are labelled.
     classes: LatticeClasses
 
     def __call__(self, variables: np.ndarray) -> list[str]:
@@ -52,7 +53,9 @@ class ClassLabels:
     """Labels of one row per class: ``template`` with ``{c}`` the class index and ``{m}``
     its count vector."""
 
+    #: The classes whose rows are labelled.
     classes: LatticeClasses
+    #: A format string with the fields ``{c}`` and ``{m}``.
     template: str
 
     def __call__(self, rows: np.ndarray) -> list[str]:
@@ -126,7 +129,9 @@ def epigraph_block(lp: LinearProgram, units: int) -> LabelBlock:
 class VectorLabels:
     """Labels of one row per score vector of the full LP (``{q}``: its level vector)."""
 
+    #: ``(vectors, n)``: the level vector of each row's score vector.
     levels: np.ndarray
+    #: A format string with the field ``{q}``.
     template: str
 
     def __call__(self, rows: np.ndarray) -> list[str]:
@@ -137,6 +142,7 @@ class VectorLabels:
 class FullVariableLabels:
     """Labels ``x[q=(levels), item r]`` of the full LP's variables ``i * n + r``."""
 
+    #: ``(vectors, n)``: the level vector of each score vector ``i``.
     levels: np.ndarray
 
     def __call__(self, variables: np.ndarray) -> list[str]:

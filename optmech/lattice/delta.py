@@ -40,22 +40,28 @@ __all__ = ["ImprovingStep", "pf_improving_step"]
 
 @dataclass(frozen=True, eq=False)
 class ImprovingStep:
-    """PF on the Δ-lattice and a feasible point that beats it.
+    """PF on the Δ-lattice and a feasible point that beats it: ``point = pf + delta *
+    direction`` (probabilities per variable of ``classes``)."""
 
-    ``point = pf + delta * direction`` (probabilities per variable of ``classes``);
-    ``delta`` is half the largest step that keeps every row; ``gain`` is the fall of the
-    expected error of the class ``(1, n - 1, 0, ...)`` (units of Δ), ``(n - 1) delta``;
-    ``slack`` is the smallest slack at ``point`` of the rows and bounds the step changes
-    (positive: every other row is PF's own, which PF meets by Theorem 1)."""
-
+    #: The number of items.
     n: int
+    #: The depth of the lattice.
     k: int
+    #: The privacy parameter ε.
     epsilon: float
+    #: Half the largest step along the direction that keeps every row.
     delta: float
+    #: The fall of the expected error of the class ``(1, n - 1, 0, ...)`` (units of Δ):
+    #: ``(n - 1) delta``.
     gain: float
+    #: The smallest slack at ``point`` of the rows and bounds the step changes (positive:
+    #: every other row is PF's own, which PF meets by Theorem 1).
     slack: float
+    #: The improved point (probabilities per variable of ``classes``).
     point: np.ndarray = field(repr=False)
+    #: PF's probabilities per variable of ``classes``.
     pf: np.ndarray = field(repr=False)
+    #: The symmetry classes of the Δ-lattice vectors.
     classes: LatticeClasses = field(repr=False)
 
 

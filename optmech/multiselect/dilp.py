@@ -99,29 +99,53 @@ class DilpResult(Displayed):
     the assembled points).
     """
 
+    #: ``"line"`` or ``"ring"``.
     geometry: str
+    #: The number of results the server returns.
     k: int
+    #: The privacy parameter ε (ε-geographic DP on the grid).
     epsilon: float
+    #: The disutility's name.
     disutility: str
+    #: Grid points per axis (odd).
     grid: int
+    #: Distance between neighbouring grid points.
     spacing: float
+    #: The window beyond the offsets' spread (same units as ``spacing``).
     margin: float
+    #: The largest offset the LP may choose (same units).
     spread: float
+    #: The primal LP's value at the assembled point: the certified expected disutility.
     primal: float
+    #: The dual LP's value at the assembled point: a lower bound on the optimum.
     dual: float
+    #: ``|primal - dual| / max(1, |primal|)``.
     gap: float
+    #: The continuous Laplace mechanism's cost with its optimal offsets.
     laplace_cost: float
+    #: The best discrete Laplace point of this LP (an upper bound on ``primal``).
     laplace_cost_discrete: float
+    #: The optimal offsets for Laplace noise.
     laplace_offsets: np.ndarray
+    #: The optimal server offsets, centred on the results' span.
     offsets: np.ndarray
+    #: Points ``y = u - s`` (user's value relative to the signal) of the density below.
     user_offset: np.ndarray
+    #: The density (probability / spacing) of ``y`` at ``user_offset``.
     user_offset_density: np.ndarray
+    #: The share of the probability mass on the chain the noise is read off.
     best_chain_mass: float
+    #: The number of chains of the LP.
     num_chains: int
+    #: Columns of the primal LP.
     num_cols: int
+    #: Rows of the primal LP.
     num_rows: int
+    #: ``"chains"`` or ``"joint"`` (module docstring).
     method: str
+    #: Wall-clock seconds of the solve.
     solve_seconds: float
+    #: The discretised DILP that was solved (its primal and dual LPs), None if not kept.
     model: DilpModel | None = field(default=None, repr=False)
 
     # repr and notebook table: the problem, the certified value, the Laplace comparison

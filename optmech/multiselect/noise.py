@@ -74,7 +74,9 @@ NOISE_FAMILIES = ("laplace", "gaussian", "logistic")
 class SymmetricNoise:
     """A symmetric log-concave noise with ``E|Y| = 1/epsilon`` (module docstring)."""
 
+    #: "laplace", "gaussian" or "logistic" (:data:`NOISE_FAMILIES`).
     family: str
+    #: The privacy parameter ε; the noise has ``E|Y| = 1/epsilon``.
     epsilon: float
 
     def __post_init__(self):

@@ -145,7 +145,9 @@ class Disutility:
     """A validated increasing disutility ``h`` (vectorised), with the name it was given by;
     ``degree`` is ``p`` when ``h`` is homogeneous of degree ``p`` (named functions only)."""
 
+    #: The name it was given by.
     name: str
+    #: ``h`` itself, vectorised.
     function: Callable[[np.ndarray], np.ndarray]
 
     @property
@@ -240,11 +242,17 @@ class ServerResponse(Displayed):
     ``"recurrence"`` (general ``h``, accuracy in the module docstring).
     """
 
+    #: The number of results.
     k: int
+    #: The privacy parameter ε (Laplace noise of scale ``1/epsilon``).
     epsilon: float
+    #: The optimal offsets, ascending and symmetric about 0.
     offsets: np.ndarray
+    #: ``f_h(epsilon, k)``: every user's expected disutility.
     cost: float
+    #: The disutility's name.
     disutility: str
+    #: ``"closed form"`` (identity) or ``"recurrence"`` (general ``h``).
     method: str
 
     _display = ("k", "epsilon", "disutility", "cost", "offsets", "method")

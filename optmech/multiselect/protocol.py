@@ -47,10 +47,15 @@ class ProtocolDraws(Displayed):
     """Independent runs of the protocol: ``user`` values, ``signal`` sent, ``results``
     (shape ``(..., k)``), index ``chosen`` of the kept result, and the ``disutility`` paid."""
 
+    #: The users' true values.
     user: np.ndarray
+    #: The noisy signals they sent.
     signal: np.ndarray
+    #: The server's results, shape ``(..., k)``.
     results: np.ndarray
+    #: Index of the result each user kept.
     chosen: np.ndarray
+    #: The disutility each user paid.
     disutility: np.ndarray
 
     _display = ("user", "signal", "chosen", "disutility")
@@ -60,8 +65,11 @@ class ProtocolDraws(Displayed):
 class MonteCarloEstimate(Displayed):
     """Sample mean of the disutility and its standard error (sample std / sqrt(size))."""
 
+    #: The sample mean of the disutility.
     mean: float
+    #: Sample standard deviation over ``sqrt(size)``.
     standard_error: float
+    #: The number of draws.
     size: int
 
     _display = ("mean", "standard_error", "size")
@@ -79,13 +87,21 @@ class MultiSelection(Displayed):
     geographic-DP guarantee).
     """
 
+    #: The number of results the server returns.
     k: int
+    #: The privacy parameter ε.
     epsilon: float
+    #: The disutility: a name or a function (None: the identity).
     h: object = None
+    #: The noise family the user adds.
     noise: str = "laplace"
+    #: The server's offsets (None: the optimal or quantile offsets, see above).
     offsets: np.ndarray | None = None
+    #: The validated noise (from ``noise`` and ``epsilon``).
     _noise: SymmetricNoise = field(init=False, repr=False)
+    #: The validated disutility (from ``h``).
     _disutility: Disutility = field(init=False, repr=False)
+    #: The optimal Laplace response the offsets came from, or None (see above).
     response: ServerResponse | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self):

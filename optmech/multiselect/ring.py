@@ -49,7 +49,9 @@ def wrap(x) -> np.ndarray:
 class TruncatedLaplace:
     """Density ``e^{-eps |x|}`` on ``[-half_width, half_width]``, normalised."""
 
+    #: The decay rate ε of the density.
     epsilon: float
+    #: Half the support's width (π on the ring of circumference 2π).
     half_width: float = math.pi
 
     @property
