@@ -129,18 +129,24 @@ def _measure(records: Path, *args: str) -> dict:
     return record
 
 
+MEASURED_CODE = ("lp_models", "optmech")     # the packages whose commit a record names
+
+
 def _revision() -> str | None:
-    """The commit of the benchmarked checkout (``+`` when it has uncommitted changes), or
-    None outside a git checkout."""
+    """The last commit that changed the measured code (``+`` when it has uncommitted
+    changes), or None outside a git checkout."""
     root = Path(__file__).resolve().parent.parent
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args, "--", *MEASURED_CODE], cwd=root, text=True,
+                              capture_output=True, check=True).stdout.strip()
+
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, text=True,
-                                capture_output=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=root, text=True, capture_output=True, check=True).stdout
+        commit = git("log", "-1", "--format=%h")
+        dirty = git("status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.CalledProcessError):
         return None
-    return commit + ("+" if dirty.strip() else "")
+    return (commit + ("+" if dirty else "")) or None
 
 
 def _cells(path: Path, keep: int) -> dict:
@@ -198,8 +204,9 @@ def table(path: Path, keep: int = KEEP) -> None:
         "Shared 2-core machine (other engineers' jobs running); 'load avg' is the 1-minute load "
         "average when each run started, 'extra load' the busy processes this benchmark ran "
         "beside it; CPU seconds are the measured process's own (medians [min, max] over the "
-        "runs listed), wall seconds include waiting for a core; 'code' is the commit measured "
-        "(a cell shows the runs of its newest commit; '—': before commits were recorded).  'bound' = bound_lattice(n, n, "
+        "runs listed), wall seconds include waiting for a core; 'code' is the last commit "
+        "that changed the measured packages (a cell shows the runs of its newest one; '—': "
+        "before commits were recorded).  'bound' = bound_lattice(n, n, "
         "eps, tol, time_limit) with the regular constraint set and lattice weighting, including "
         "the class table and the certificates (L recomputed from the dual point, U's point "
         "checked against every row including every monotonicity row); status 'time_limit': "

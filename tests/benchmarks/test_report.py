@@ -100,3 +100,44 @@ def test_every_module_times_through_the_shared_helper():
 
 def test_the_quick_folder_is_ignored_by_git():
     assert "benchmarks/results/quick/" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+def test_a_lattice_bound_cell_shows_the_runs_of_its_newest_code(tmp_path):
+    """Runs of older code stay in the records but leave the table's cell once the cell was
+    measured again; records from before revisions were kept count as one revision."""
+    import json
+
+    from benchmarks.lattice_bound import _cells
+
+    def record(cpu, revision=None):
+        r = {"kind": "bound", "n": 10, "epsilon": 0.5, "tol": 1e-4, "extra_load": 0,
+             "cpu_seconds": cpu}
+        return r if revision is None else {**r, "revision": revision}
+
+    path = tmp_path / "records.jsonl"
+    runs = [record(400), record(420), record(150, "abc1234"), record(140, "abc1234")]
+    path.write_text("".join(json.dumps(r) + "\n" for r in runs))
+    (cell,) = _cells(path, keep=5).values()
+    assert [r["cpu_seconds"] for r in cell] == [150, 140]
+    path.write_text("".join(json.dumps(r) + "\n" for r in runs[:2]))
+    (cell,) = _cells(path, keep=5).values()
+    assert [r["cpu_seconds"] for r in cell] == [400, 420]
+
+
+def test_a_lattice_bound_record_names_the_measured_code():
+    """The last commit that changed lp_models/ or optmech/ (``+``: changed since), as git
+    itself reports it; None outside a checkout."""
+    import subprocess
+
+    from benchmarks.lattice_bound import MEASURED_CODE, _revision
+
+    try:
+        expected = subprocess.run(
+            ["git", "log", "-1", "--format=%h", "--", *MEASURED_CODE], cwd=ROOT, text=True,
+            capture_output=True, check=False).stdout.strip()
+    except OSError:                     # no git on this machine
+        expected = ""
+    if expected:
+        assert _revision() in (expected, expected + "+")
+    else:
+        assert _revision() is None
