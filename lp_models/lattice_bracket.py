@@ -46,10 +46,15 @@ OpenBLAS worker spinning beside each step cost about 25 % CPU.
 **Single precision.**  For ``tol >= SINGLE_PRECISION_TOL`` PDHG iterates in ``float32``
 (:meth:`lp_models.pdhg.ScaledProblem.from_lp`): half the memory traffic, and a step at
 n = k = 10 costs 12.0 ms instead of 23.8.  Nothing certified depends on it — ``L`` is
-recomputed in double from the multipliers and ``U`` from a point checked in double — but a
-single-precision iterate cannot bring the bracket below a width of about 1e-6 (measured at
-n = k = 6 and 7: 1.3e-6 and 2.1e-6 after 60 s, where double reaches 1e-8 in 2 and 17 s),
-hence double below that tolerance.  Polishing always runs in double: a point polished in
+recomputed in double from the multipliers and ``U`` from a point checked in double — but
+single-precision iterates stop narrowing the bracket somewhere between 2e-7 and 1e-4
+(measured at n = k = 4 and 6 for eps from 1e-6 to 0.5, 15 s each: 1.0e-4 at n = k = 4,
+eps = 0.001, 5e-5 at eps = 0.05; at n = k = 6 and 7, eps = 0.5, 1.3e-6 and 2.1e-6 after
+60 s, where double reaches 1e-8 in 2 and 17 s).  Hence double below that tolerance, and a
+single-precision run whose bracket is narrower than 1e-3 but has stopped narrowing goes on
+in double from its iterate (at n = k = 5, eps = 0.1, asked
+for 1e-5: 2.1 CPU s, against 0.5 in double from the start and no convergence in single
+precision alone).  Polishing always runs in double: a point polished in
 single precision violates rows by some 1e-7, and the repair then mixed in enough of the
 anchor to leave ``U`` 3.5e-4 above the optimum at n = k = 8.
 
@@ -59,9 +64,13 @@ eps = 0.5, tol 1e-4 (one run each, CPU seconds, the machine otherwise quiet): 33
 earlier design (double precision, a second PDHG sequence for ``L`` restarted at every
 rebuild at 20 % of the CPU, bounds at 10 %, polishing at a fixed 10 %); 297 without the
 second sequence and with bounds at 5 %; 289 in single precision with the second sequence
-and the lagging polish share; 163 in single precision without it (the second sequence had
-brought ``L`` ten times closer early on in double precision; in single precision ``L``
-converges with the iterate and the sequence only took CPU).  Earlier measured choices
+and polishing at up to 40 % while ``U`` lags; without the second sequence 163, 159 and 181
+with that share at 40, 25 and 60 % (the second sequence had brought ``L`` ten times closer
+early on in double precision; in single precision ``L`` converges with the iterate and the
+sequence only took CPU); the final design 145, and 149 [133, 151] in three benchmark runs
+(``benchmarks/lattice_bound.py``).  The stall rule needs its width condition: without it
+a run at n = k = 10 went on in double after 23 s, while it waited for its first useful
+polish.  Earlier measured choices
 (eps = 0.5, n = k = 8 and 9): PDHG without its averaged iterate needed 3 to 4 times the
 steps for the same lower bound; keeping the old scales when rows are added (instead of
 rescaling the enlarged LP) 2.7 times the time to width 1e-4.
@@ -96,8 +105,11 @@ __all__ = ["POLISH_ALL_ROWS", "SINGLE_PRECISION_TOL", "BracketRun", "bracket_lat
 # the values are probabilities).  Repaired points have violations of order 1e-16.
 FEASIBILITY_TOLERANCE = 1e-12
 # Polish against every monotonicity row up to this many of them (some 100 bytes each in the
-# polishing PDHG: n = k = 10 has 3.0 million), else against the violated ones.
-POLISH_ALL_ROWS = 5_000_000
+# polishing PDHG: n = k = 10 has 3.0 million, n = k = 11 about 14 million, n = k = 12 62.8
+# million), else against the violated ones.  Measured at n = k = 11, eps = 0.5, tol 1e-4,
+# 900 s: against the violated rows U stayed PF's value (width 7.4e-3); against all of them
+# the run converged in 859 CPU s, peak 3.5 GiB.
+POLISH_ALL_ROWS = 16_000_000
 # PDHG iterates in single precision for a relative width of at least this, in double below
 # it (single-precision brackets stopped narrowing at widths of 2e-7 to 5e-5, measured at
 # n = k = 4 and 6 for eps from 0.01 to 0.5).
