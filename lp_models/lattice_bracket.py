@@ -52,11 +52,11 @@ single-precision iterates stop narrowing the bracket somewhere between 2e-7 and 
 eps = 0.001, 5e-5 at eps = 0.05; at n = k = 6 and 7, eps = 0.5, 1.3e-6 and 2.1e-6 after
 60 s, where double reaches 1e-8 in 2 and 17 s).  Hence double below that tolerance, and a
 single-precision run whose bracket is narrower than 1e-3 but has stopped narrowing goes on
-in double from its iterate (at n = k = 5, eps = 0.1, asked
-for 1e-5: 2.1 CPU s, against 0.5 in double from the start and no convergence in single
-precision alone).  Polishing always runs in double: a point polished in
-single precision violates rows by some 1e-7, and the repair then mixed in enough of the
-anchor to leave ``U`` 3.5e-4 above the optimum at n = k = 8.
+in double from its iterate (at n = k = 5, eps = 0.1, held in single precision and asked for
+1e-5: 2.1 CPU s, against 0.5 in double from the start and no convergence in single
+precision alone).  Polishing always runs in double: a point polished in single precision
+violates rows by some 1e-7, and the repair then mixed in enough of the anchor to leave
+``U`` 3.5e-4 above the optimum at n = k = 8.
 
 The loop stops when ``(U - L) / L <= tol`` or at the deadline; every bound it returns is
 certified, the bracket is just wider when time runs out.  Measured at n = k = 10,
@@ -70,10 +70,9 @@ early on in double precision; in single precision ``L`` converges with the itera
 sequence only took CPU); the final design 145, and 149 [133, 151] in three benchmark runs
 (``benchmarks/lattice_bound.py``).  The stall rule needs its width condition: without it
 a run at n = k = 10 went on in double after 23 s, while it waited for its first useful
-polish.  Earlier measured choices
-(eps = 0.5, n = k = 8 and 9): PDHG without its averaged iterate needed 3 to 4 times the
-steps for the same lower bound; keeping the old scales when rows are added (instead of
-rescaling the enlarged LP) 2.7 times the time to width 1e-4.
+polish.  Earlier measured choices (eps = 0.5, n = k = 8 and 9): PDHG without its averaged
+iterate needed 3 to 4 times the steps for the same lower bound; keeping the old scales when
+rows are added (instead of rescaling the enlarged LP) 2.7 times the time to width 1e-4.
 """
 
 from __future__ import annotations
@@ -111,8 +110,8 @@ FEASIBILITY_TOLERANCE = 1e-12
 # the run converged in 859 CPU s, peak 3.5 GiB.
 POLISH_ALL_ROWS = 16_000_000
 # PDHG iterates in single precision for a relative width of at least this, in double below
-# it (single-precision brackets stopped narrowing at widths of 2e-7 to 5e-5, measured at
-# n = k = 4 and 6 for eps from 0.01 to 0.5).
+# it (single-precision brackets stopped narrowing at widths of 2e-7 to 1e-4, measured at
+# n = k = 4 and 6 for eps from 1e-6 to 0.5; a run that stops above ``tol`` goes on in double).
 SINGLE_PRECISION_TOL = 1e-4
 # A single-precision run goes on in double when its bracket, narrower than _STALL_WIDTH
 # (relative; wider ones are far from single precision's limit and stall for other reasons:
