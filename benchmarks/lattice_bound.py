@@ -12,9 +12,11 @@ seconds, the relative gap of its objective to the bracket and its largest row vi
 (:func:`optmech.lattice.optimum.solve_lattice`, HiGHS simplex; ``--exact-max``).
 
 Each measurement runs in its own process (its own peak memory) and is appended to
-``benchmarks/results/lattice_bound.jsonl`` (one JSON object per line); the table is rebuilt
-from the newest ``--keep`` records of each cell, so long cells can be run on their own
-(``--sizes 12 --eps 0.5 --tol 1e-3 --time-limit 1800``) and join the table.
+``benchmarks/results/lattice_bound.jsonl`` (one JSON object per line, with ``revision``: the
+last commit that changed ``lp_models/`` or ``optmech/``, ``+`` when they had uncommitted
+changes); the table is rebuilt from the newest ``--keep`` records of each cell measured with
+the code of its newest record, so long cells can be run on their own (``--sizes 12 --eps 0.5
+--tol 1e-3 --time-limit 1800``) and join the table, and older code's runs leave its medians.
 
 Run: ``python -m benchmarks.lattice_bound [--quick] [--sizes 8,9,10] [--eps 0.5,0.3,0.1]
 [--tol T] [--time-limit S] [--repeats R] [--extra-load N] [--pdlp] [--exact-max N]

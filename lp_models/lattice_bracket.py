@@ -80,6 +80,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -208,8 +209,14 @@ class _Ledger:
         share = _SHARES[kind] if share is None else share
         return self.spent[kind] <= share * (time.process_time() - self.start)
 
-    def charge(self, kind: str, since: float) -> None:
-        self.spent[kind] += time.process_time() - since
+    @contextmanager
+    def charged(self, kind: str):
+        """Charge the CPU time of the block to ``kind``."""
+        since = time.process_time()
+        try:
+            yield
+        finally:
+            self.spent[kind] += time.process_time() - since
 
 
 class _Bracketing:
@@ -397,22 +404,19 @@ def _loop(run: _Bracketing, tol, deadline, history, started, callback) -> None:
         run.solver.iterate(_CHUNK)
         before = (run.lower, run.upper)
         if ledger.due("bound"):
-            since = time.process_time()
-            run.bound()
-            ledger.charge("bound", since)
+            with ledger.charged("bound"):
+                run.bound()
         generate = run.regular and ledger.due("generate")
         polish = (run.pdhg_steps - run.polished_at >= _POLISH_STEPS
                   and ledger.due("polish", _LAGGING_POLISH_SHARE)
                   and (ledger.due("polish") or run.upper_lags()))
         if (generate or polish) and run.noise() <= _SANE_VIOLATION:
             if generate:
-                since = time.process_time()
-                run.generate()
-                ledger.charge("generate", since)
+                with ledger.charged("generate"):
+                    run.generate()
             if polish:
-                since = time.process_time()
-                run.polish(deadline)
-                ledger.charge("polish", since)
+                with ledger.charged("polish"):
+                    run.polish(deadline)
         width = run.upper - run.lower
         if width <= 0.9 * marked:
             narrowed, marked = time.process_time(), width
