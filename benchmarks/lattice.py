@@ -35,7 +35,7 @@ from benchmarks._report import (
     start,
     write_table,
 )
-from lp_models.lattice_recurrences import chain_dual_threshold
+from lp_models.lattice.recurrences import chain_dual_threshold
 
 FULL_SIZES = [(4, 4), (6, 6), (8, 8), (9, 9), (10, 10), (12, 12)]
 QUICK_SIZES = [(4, 4), (6, 6)]

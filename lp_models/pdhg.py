@@ -29,7 +29,7 @@ of iterates that stop improving at a relative accuracy of about 1e-6.
 
 Nothing here is certified: PDHG's iterates satisfy the rows only in the limit.  Callers turn
 them into bounds with their own certificates (for the lattice LP:
-:mod:`lp_models.lattice_certificates`).  Cost per step: two sparse products with ``A`` (held
+:mod:`lp_models.lattice.certificates`).  Cost per step: two sparse products with ``A`` (held
 in CSR form with its transpose) and about 20 vector operations; memory about three copies of
 ``A`` and 15 vectors of the size of ``x`` or ``y``.
 """

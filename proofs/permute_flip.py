@@ -817,7 +817,7 @@ def pareto_check(n: int, k: int, epsilon: float, baseline: str = "pf"):
     import scipy.sparse as sp
 
     from lp_models.lattice import reduced_lattice_lp
-    from lp_models.lattice_recurrences import pf_lattice_probabilities
+    from lp_models.lattice.recurrences import pf_lattice_probabilities
     from lp_models.program import LinearProgram, solve
 
     base = reduced_lattice_lp(n, k, epsilon, constraints="regular", normalise=False)

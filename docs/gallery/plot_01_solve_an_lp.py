@@ -18,7 +18,7 @@ objective (the largest expected error over the lattice), built from the same row
 # Every block of rows and every column has a label; the objective converts to the paper's
 # units (total expected error, in units of Δ).
 from lp_models.lattice import reduced_lattice_lp
-from lp_models.lattice_objectives import class_error_matrix, with_max_objective
+from lp_models.lattice.objectives import class_error_matrix, with_max_objective
 from lp_models.program import solve
 from optmech.lattice import solve_lattice
 from optmech.lattice.aggregate_ratios import mechanism_class_errors
@@ -32,7 +32,7 @@ print(f"total expected error {opt.total_error:.6f}, certified gap {opt.gap:.1e}"
 # %%
 # Change the objective and solve it with HiGHS
 # --------------------------------------------
-# The builder writes every row; :func:`~lp_models.lattice_objectives.with_max_objective`
+# The builder writes every row; :func:`~lp_models.lattice.objectives.with_max_objective`
 # adds an epigraph column above every class's expected error.  Its HiGHS optimum agrees
 # with ``solve_lattice(..., objective="max")``, which certifies it on its own.
 full = reduced_lattice_lp(n, k, eps)

@@ -6,17 +6,17 @@ differentially private selection*, NeurIPS 2020, arXiv:2010.12603 — Section 5 
 Figure 2) and Appendix D.  Below the chain-dual threshold (e.g. eps = 0.5) the exact optimum
 (:func:`optmech.lattice.optimum.solve_lattice`) is an LP solve that stops being practical at
 n = k = 9; :func:`bound_lattice` brackets the same LP's optimum instead, by the first-order
-method of :mod:`lp_models.lattice_bracket` (restarted PDHG on the chain structure; no LP
+method of :mod:`lp_models.lattice.bracket` (restarted PDHG on the chain structure; no LP
 solver), to a relative width ``tol`` or until a time limit.  A bracket answers what a ratio
 needs: for every mechanism ``M`` with total error ``T_M``,
 
     T_M / U  <=  optimality ratio of M  =  T_M / OPT  <=  T_M / L.
 
 Certification here does not trust the method: ``L`` is recomputed from the returned row
-multipliers by :func:`lp_models.lattice_certificates.lagrangian_bound` (a Lagrangian bound,
+multipliers by :func:`lp_models.lattice.certificates.lagrangian_bound` (a Lagrangian bound,
 valid for *any* multipliers, rounding included), and ``U``'s point is checked against every
 row of the LP — class rows, privacy rows and every monotonicity row of the regular LP —
-by :func:`lp_models.lattice_certificates.primal_violation`; :meth:`LatticeBracket.mechanism`
+by :func:`lp_models.lattice.certificates.primal_violation`; :meth:`LatticeBracket.mechanism`
 is that point as a mechanism, whose realised privacy loss
 :func:`optmech.lattice.optimum.realised_privacy_loss` measures independently of the LP.
 
@@ -35,15 +35,15 @@ import numpy as np
 
 from lp_models.display import Displayed, ResultList, Tabular, joined
 from lp_models.lattice import class_weights, variable_costs
-from lp_models.lattice_bracket import FEASIBILITY_TOLERANCE, bracket_lattice_lp
-from lp_models.lattice_certificates import (
+from lp_models.lattice.bracket import FEASIBILITY_TOLERANCE, bracket_lattice_lp
+from lp_models.lattice.certificates import (
     LatticeDual,
     LatticeUnits,
     lagrangian_bound,
     primal_violation,
 )
-from lp_models.lattice_classes import LatticeClasses
-from lp_models.lattice_recurrences import pf_lattice_probabilities
+from lp_models.lattice.classes import LatticeClasses
+from lp_models.lattice.recurrences import pf_lattice_probabilities
 from lp_models.program import SolverError
 from optmech.lattice.inputs import check_lattice, lattice_table
 from optmech.lattice.optimum import (
@@ -82,7 +82,7 @@ class LatticeBracket(Displayed):
     ``probabilities`` is the point achieving ``upper`` (per variable of ``classes``, as
     ``LatticeOptimum.probabilities``; it satisfies every row to ``max_violation``), and
     ``dual`` the row multipliers (normalised units: divide totals by ``objective_scale``)
-    that :func:`lp_models.lattice_certificates.lagrangian_bound` turns into ``lower``.
+    that :func:`lp_models.lattice.certificates.lagrangian_bound` turns into ``lower``.
     ``iterations`` counts PDHG steps, ``seconds`` the wall time including certification;
     ``history`` lists ``(seconds, iterations, lower, upper)`` whenever a bound improved.
     """

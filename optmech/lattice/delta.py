@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lp_models.lattice import monotonicity_pair_blocks, privacy_pairs
-from lp_models.lattice_classes import LatticeClasses
+from lp_models.lattice.classes import LatticeClasses
 from optmech.lattice.inputs import check_lattice, lattice_table
 from optmech.lattice.objectives import pf_on_lattice
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lp_models.lattice import CONSTRAINTS, WEIGHTINGS
-from lp_models.lattice_classes import LatticeClasses, lattice_classes, variable_count
+from lp_models.lattice.classes import LatticeClasses, lattice_classes, variable_count
 from optmech.resources import require_memory
 from optmech.validation import InvalidArgumentError, check_choice, check_integer, check_positive
 

@@ -4,7 +4,7 @@
 Permute-and-flip paper, Section 8 (question 3: "other ways of averaging or aggregating over
 score vectors", "more general domains").  The LPs are built in :mod:`lp_models.lattice`
 (:func:`~lp_models.lattice.reduced_lattice_lp`, :func:`~lp_models.lattice.delta_lattice_lp`)
-and :mod:`lp_models.lattice_objectives`; :func:`optmech.lattice.optimum.solve_lattice`
+and :mod:`lp_models.lattice.objectives`; :func:`optmech.lattice.optimum.solve_lattice`
 repairs and certifies the point returned here exactly as it does for the sum objective.
 
 Weights (``objective="weighted"``) are a prior over the vectors of ``Q``.  A regular
@@ -13,7 +13,7 @@ the prior enters only through its *sum over each class*: the class weights.  Acc
 (:func:`objective_weights`):
 
 * an array with one weight per class (in the order of
-  :class:`~lp_models.lattice_classes.LatticeClasses`), each the prior's sum over the class;
+  :class:`~lp_models.lattice.classes.LatticeClasses`), each the prior's sum over the class;
 * ``"geometric:RATE"`` — every vector of depth ``L`` (its deepest level) weighs ``RATE^L``,
   so class ``m`` weighs ``multinomial(m) RATE^depth(m)`` (``RATE = 1`` is the sum
   objective with the lattice weighting);
@@ -39,15 +39,15 @@ from lp_models.lattice import (
     pair_rows,
     reduced_lattice_lp,
 )
-from lp_models.lattice_certificates import LatticeUnits
-from lp_models.lattice_classes import LatticeClasses
-from lp_models.lattice_objectives import (
+from lp_models.lattice.certificates import LatticeUnits
+from lp_models.lattice.classes import LatticeClasses
+from lp_models.lattice.objectives import (
     OBJECTIVES,
     class_error_matrix,
     with_max_objective,
     with_weighted_objective,
 )
-from lp_models.lattice_recurrences import pf_lattice_probabilities
+from lp_models.lattice.recurrences import pf_lattice_probabilities
 from lp_models.program import HighsModel, SolverError
 from optmech.lattice.solve_loop import (
     DUAL_SIMPLEX,

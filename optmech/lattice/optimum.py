@@ -14,7 +14,7 @@ most ``gap_tolerance`` (1e-7) or :class:`~lp_models.program.SolverError` is rais
 How the optimum is found (``method="auto"``):
 
 1. *No solve* when the chain dual certifies permute-and-flip
-   (:func:`lp_models.lattice_recurrences.chain_dual`): PF's probabilities come from its
+   (:func:`lp_models.lattice.recurrences.chain_dual`): PF's probabilities come from its
    recurrence and the dual from a second recurrence, ``O(V)`` work for ``V`` variables.  For
    the lattice weighting this happens exactly when ``sum_{t=1}^k e^{-eps t} <= 1`` (or
    ``n <= 2``), i.e. for ``eps`` above about 0.61 (k = 3) to ``ln 2`` (large k), well below
@@ -61,9 +61,9 @@ the sum over the 2Δ-lattice only), HiGHS solves the LP of that objective and la
 monotonicity rows added by row generation, and the point is repaired and certified: every
 row checked (all monotonicity rows, the epigraph rows of ``"max"`` with ``t`` recomputed as
 the largest class error of the repaired point), the bound recomputed from the multipliers
-by the lattice certificate (:func:`lp_models.lattice_certificates.lagrangian_bound` after
-the chain sweep of :func:`lp_models.lattice_dual_repair.repair_dual`).  All of it happens in
-units relative to PF's probabilities (:class:`~lp_models.lattice_certificates.LatticeUnits`):
+by the lattice certificate (:func:`lp_models.lattice.certificates.lagrangian_bound` after
+the chain sweep of :func:`lp_models.lattice.dual_repair.repair_dual`).  All of it happens in
+units relative to PF's probabilities (:class:`~lp_models.lattice.certificates.LatticeUnits`):
 the probabilities span ``e^{-eps k}`` and underflow beyond ``eps k`` of about 745, while the
 coefficients in these units stay normal doubles for every ``eps <= 700``, and HiGHS's
 absolute tolerances become relative ones.  ``lower_bound`` and ``gap`` then certify
@@ -94,18 +94,18 @@ from lp_models.lattice import (
     privacy_pairs,
     reduced_lattice_lp,
 )
-from lp_models.lattice_certificates import (
+from lp_models.lattice.certificates import (
     LatticeUnits,
     lagrangian_bound,
     monotone_violation,
     primal_violation,
     repair_primal,
 )
-from lp_models.lattice_classes import LatticeClasses
-from lp_models.lattice_dual_repair import repair_dual
-from lp_models.lattice_labels import label_reduced_rows
-from lp_models.lattice_objectives import class_error_matrix
-from lp_models.lattice_recurrences import (
+from lp_models.lattice.classes import LatticeClasses
+from lp_models.lattice.dual_repair import repair_dual
+from lp_models.lattice.labels import label_reduced_rows
+from lp_models.lattice.objectives import class_error_matrix
+from lp_models.lattice.recurrences import (
     chain_dual,
     chain_dual_threshold,
     pf_lattice_log_probabilities,
@@ -356,7 +356,7 @@ def lattice_lp_size(n: int, k: int, constraints: str = "regular",
 
 def _repaired(units: LatticeUnits, x, anchor, regular, status, size, method,
               rounding: float = 0.0, lift: float = 0.0) -> np.ndarray:
-    """:func:`~lp_models.lattice_certificates.repair_primal`, or :class:`SolverError` when
+    """:func:`~lp_models.lattice.certificates.repair_primal`, or :class:`SolverError` when
     the anchor cannot repair ``x``."""
     point = repair_primal(units, x, anchor, regular, rounding, lift)
     if point is None:
@@ -612,8 +612,8 @@ def _anchor(units: LatticeUnits) -> np.ndarray:
 def _beyond_bound(units: LatticeUnits, lp, row_duals: np.ndarray, objective: str) -> float:
     """Certified lower bound on ``lp``'s optimum (its units) from HiGHS's row multipliers:
     the class, privacy and monotonicity multipliers made dual feasible by the chain sweep
-    (:func:`lp_models.lattice_dual_repair.repair_dual`, every reduced cost at least its
-    rounding margin) and then :func:`lp_models.lattice_certificates.lagrangian_bound`, for
+    (:func:`lp_models.lattice.dual_repair.repair_dual`, every reduced cost at least its
+    rounding margin) and then :func:`lp_models.lattice.certificates.lagrangian_bound`, for
     the LP's cost.  For ``"max"`` the epigraph multipliers ``w >= 0``, divided by their
     sum, define the cost ``sum_u w_u (E z)_u``: every feasible point has ``t >= (E z)_u``
     for every ``u``, hence ``t >=`` that weighted mean, whose minimum the bound bounds (the

@@ -17,8 +17,8 @@ import numpy as np
 
 from lp_models.display import Displayed, ResultList, Tabular, joined
 from lp_models.lattice import CONSTRAINTS, WEIGHTINGS, class_weights
-from lp_models.lattice_classes import LatticeClasses
-from lp_models.lattice_recurrences import pf_lattice_probabilities
+from lp_models.lattice.classes import LatticeClasses
+from lp_models.lattice.recurrences import pf_lattice_probabilities
 from optmech.lattice.inputs import check_lattice, lattice_table
 from optmech.lattice.optimum import METHODS, LatticeOptimum, solve_lattice
 from optmech.progress import progress

@@ -14,8 +14,8 @@ import time
 import numpy as np
 
 from lp_models.lattice import monotonicity_pair_blocks, pair_rows, reduced_lattice_lp
-from lp_models.lattice_certificates import LatticeUnits
-from lp_models.lattice_classes import LatticeClasses
+from lp_models.lattice.certificates import LatticeUnits
+from lp_models.lattice.classes import LatticeClasses
 from lp_models.program import HighsModel, SolverError
 
 __all__ = ["DUAL_SIMPLEX", "PRIMAL_SIMPLEX", "pair_keys", "solve_with_highs",

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lp_models.lattice_recurrences import chain_dual_threshold
+from lp_models.lattice.recurrences import chain_dual_threshold
 from optmech.figures import save_figure
 from optmech.figures.lattice import FIGURE2_PANELS, PAPER_THRESHOLD, figure2
 from optmech.lattice.optimum import realised_privacy_loss, solve_lattice

@@ -22,7 +22,7 @@ from lp_models.lattice import (
     reduced_lattice_lp,
     relaxed_lattice_lp,
 )
-from lp_models.lattice_objectives import class_error_matrix, with_max_objective
+from lp_models.lattice.objectives import class_error_matrix, with_max_objective
 from lp_models.program import InvalidModelError, LinearProgram, read_lp, solve, write_lp
 from lp_models.stopping import mixture_lp, privacy_pairs, rank_payoff, stopping_lp
 

@@ -21,8 +21,8 @@ from lp_models.lattice import (
     reduced_lattice_lp,
     relaxed_lattice_lp,
 )
-from lp_models.lattice_classes import class_count, lattice_classes
-from lp_models.lattice_recurrences import (
+from lp_models.lattice.classes import class_count, lattice_classes
+from lp_models.lattice.recurrences import (
     chain_dual,
     chain_dual_threshold,
     pf_lattice_probabilities,

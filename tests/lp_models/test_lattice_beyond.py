@@ -1,5 +1,5 @@
 """The Δ-lattice builder and the minimax / weighted objectives (lp_models.lattice,
-lp_models.lattice_objectives, lp_models.scaling).
+lp_models.lattice.objectives, lp_models.scaling).
 
 Independent references: the unreduced LP over every vector of Q (a different builder, one
 row per (q, r) pair, solved directly with lp_models.program.solve), brute-force moves of
@@ -20,14 +20,14 @@ from lp_models.lattice import (
     privacy_pairs,
     reduced_lattice_lp,
 )
-from lp_models.lattice_classes import lattice_classes
-from lp_models.lattice_objectives import (
+from lp_models.lattice.classes import lattice_classes
+from lp_models.lattice.objectives import (
     class_error_matrix,
     vector_error_matrix,
     with_max_objective,
     with_weighted_objective,
 )
-from lp_models.lattice_recurrences import pf_lattice_probabilities
+from lp_models.lattice.recurrences import pf_lattice_probabilities
 from lp_models.program import dual_objective, solve, to_cvxpy
 from lp_models.scaling import original_duals, scaled_program
 

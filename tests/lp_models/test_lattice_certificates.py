@@ -1,5 +1,5 @@
-"""Certificates of the reduced lattice LP (lp_models.lattice_certificates) and the dual
-repair sweep (lp_models.lattice_dual_repair).
+"""Certificates of the reduced lattice LP (lp_models.lattice.certificates) and the dual
+repair sweep (lp_models.lattice.dual_repair).
 
 Independent references: the LP as a sparse matrix (``reduced_lattice_lp``) with
 ``lp_models.program.dual_objective`` and ``LinearProgram.max_violation``; the exact optimum
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from lp_models.lattice import monotonicity_pair_blocks, reduced_lattice_lp
-from lp_models.lattice_certificates import (
+from lp_models.lattice.certificates import (
     LatticeDual,
     LatticeUnits,
     lagrangian_bound,
@@ -23,9 +23,9 @@ from lp_models.lattice_certificates import (
     primal_violation,
     reduced_costs,
 )
-from lp_models.lattice_classes import lattice_classes
-from lp_models.lattice_dual_repair import repair_dual
-from lp_models.lattice_recurrences import chain_dual, pf_lattice_probabilities
+from lp_models.lattice.classes import lattice_classes
+from lp_models.lattice.dual_repair import repair_dual
+from lp_models.lattice.recurrences import chain_dual, pf_lattice_probabilities
 from lp_models.program import dual_objective
 from optmech.lattice.optimum import solve_lattice
 

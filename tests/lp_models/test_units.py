@@ -20,13 +20,13 @@ from lp_models.lattice import (
     reduced_lattice_lp,
     relaxed_lattice_lp,
 )
-from lp_models.lattice_classes import lattice_classes
-from lp_models.lattice_objectives import (
+from lp_models.lattice.classes import lattice_classes
+from lp_models.lattice.objectives import (
     class_error_matrix,
     with_max_objective,
     with_weighted_objective,
 )
-from lp_models.lattice_recurrences import pf_lattice_probabilities
+from lp_models.lattice.recurrences import pf_lattice_probabilities
 from lp_models.scaling import scaled_program
 from optmech.selection.pf_probabilities import pf_probabilities
 

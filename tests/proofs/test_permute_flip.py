@@ -93,7 +93,7 @@ def test_pareto_lp_agrees_with_a_second_solver():
     import scipy.sparse as sp
 
     from lp_models.lattice import reduced_lattice_lp
-    from lp_models.lattice_recurrences import pf_lattice_probabilities
+    from lp_models.lattice.recurrences import pf_lattice_probabilities
     from lp_models.program import LinearProgram, to_cvxpy
     from proofs.permute_flip import pareto_check
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from lp_models.lattice import full_lattice_lp, level_error
-from lp_models.lattice_objectives import (
+from lp_models.lattice.objectives import (
     vector_error_matrix,
     with_max_objective,
     with_weighted_objective,

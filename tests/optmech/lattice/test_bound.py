@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from lp_models.lattice import reduced_lattice_lp, variable_costs
-from lp_models.lattice_certificates import LatticeDual, LatticeUnits, lagrangian_bound
+from lp_models.lattice.certificates import LatticeDual, LatticeUnits, lagrangian_bound
 from optmech.lattice.bound import (
     LatticeBracket,
     bound_lattice,
@@ -174,8 +174,8 @@ def test_sweep_takes_mechanism_factories():
 
 
 def test_progress_callback_sees_the_bracket_narrow():
-    from lp_models.lattice_bracket import bracket_lattice_lp
-    from lp_models.lattice_classes import lattice_classes
+    from lp_models.lattice.bracket import bracket_lattice_lp
+    from lp_models.lattice.classes import lattice_classes
 
     seen = []
     run = bracket_lattice_lp(lattice_classes(6, 6), 0.5, tol=1e-5,
@@ -190,8 +190,8 @@ def test_the_first_polish_beats_pf():
     """Polishing against every monotonicity row: the first polished point of an iterate
     300 steps away from PF is better than PF (with only the generated rows it never was:
     the repair mixed in most of the anchor)."""
-    from lp_models.lattice_bracket import _SANE_VIOLATION, _Bracketing
-    from lp_models.lattice_classes import lattice_classes
+    from lp_models.lattice.bracket import _SANE_VIOLATION, _Bracketing
+    from lp_models.lattice.classes import lattice_classes
 
     run = _Bracketing(lattice_classes(7, 7), 0.5, "lattice", True, np.float32)
     pf_value = run.upper
@@ -208,8 +208,8 @@ def test_single_precision_goes_on_in_double_when_it_stalls(monkeypatch):
     """At n = 5, eps = 0.1 single-precision PDHG stops narrowing near a width of 2e-5: asked
     for 1e-6 in single precision, the run switches to double and still converges, its
     bracket holding the exact optimum."""
-    import lp_models.lattice_bracket as bracketing
-    from lp_models.lattice_classes import lattice_classes
+    import lp_models.lattice.bracket as bracketing
+    from lp_models.lattice.classes import lattice_classes
 
     switches = []
     original = bracketing._Bracketing.to_double
@@ -231,8 +231,8 @@ def test_single_precision_goes_on_in_double_when_it_stalls(monkeypatch):
 
 @pytest.mark.parametrize("tol, dtype", [(1e-4, np.float32), (1e-5, np.float64)])
 def test_precision_follows_the_tolerance(monkeypatch, tol, dtype):
-    import lp_models.lattice_bracket as bracketing
-    from lp_models.lattice_classes import lattice_classes
+    import lp_models.lattice.bracket as bracketing
+    from lp_models.lattice.classes import lattice_classes
 
     seen = []
     original = bracketing._Bracketing.__init__

@@ -17,8 +17,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from lp_models.lattice_classes import lattice_classes
-from lp_models.lattice_recurrences import pf_lattice_log_probabilities, pf_lattice_probabilities
+from lp_models.lattice.classes import lattice_classes
+from lp_models.lattice.recurrences import pf_lattice_log_probabilities, pf_lattice_probabilities
 from optmech.lattice.bound import bound_lattice
 from optmech.lattice.objectives import aggregate_error
 from optmech.lattice.optimum import solve_lattice

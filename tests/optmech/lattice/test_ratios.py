@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from lp_models.lattice_classes import lattice_classes
+from lp_models.lattice.classes import lattice_classes
 from optmech.lattice.optimum import solve_lattice
 from optmech.lattice.ratios import (
     class_errors,

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from lp_models.lattice import reduced_lattice_lp
-from lp_models.lattice_classes import lattice_classes
-from lp_models.lattice_recurrences import pf_lattice_probabilities
+from lp_models.lattice.classes import lattice_classes
+from lp_models.lattice.recurrences import pf_lattice_probabilities
 from lp_models.program import HighsModel, SolverError, solve
 from optmech.lattice.optimum import solve_lattice
 from optmech.lattice.solve_loop import solve_with_highs

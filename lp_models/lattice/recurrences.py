@@ -48,8 +48,8 @@ import math
 
 import numpy as np
 
-from lp_models.lattice import raised_to_top
-from lp_models.lattice_classes import LatticeClasses
+from lp_models.lattice.classes import LatticeClasses
+from lp_models.lattice.model import raised_to_top
 
 __all__ = [
     "chain_dual",

@@ -29,9 +29,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from lp_models.labels import LabelBlock
-from lp_models.lattice import level_error
-from lp_models.lattice_classes import LatticeClasses
-from lp_models.lattice_labels import epigraph_block
+from lp_models.lattice.classes import LatticeClasses
+from lp_models.lattice.labels import epigraph_block
+from lp_models.lattice.model import level_error
 from lp_models.program import LinearProgram
 
 __all__ = [

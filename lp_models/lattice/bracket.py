@@ -11,8 +11,8 @@ once, and its iterates are turned into certified bounds:
   rows, privacy rows and the monotonicity rows generated so far (seeded with the block that
   binds most, as in :mod:`optmech.lattice.solve_loop`).  From time to time its class and
   monotonicity multipliers are made dual feasible by the chain sweep of
-  :func:`lp_models.lattice_dual_repair.repair_dual`, and
-  :func:`lp_models.lattice_certificates.lagrangian_bound` — valid for any multipliers, and
+  :func:`lp_models.lattice.dual_repair.repair_dual`, and
+  :func:`lp_models.lattice.certificates.lagrangian_bound` — valid for any multipliers, and
   for the full regular LP because a missing row has multiplier 0 — gives ``L``.
 * **Upper bound.**  PF is feasible, so ``U <= PF's value`` from the start.  From time to
   time the primal iterate is *polished* (PDLP's feasibility polishing): PDHG with cost 0
@@ -22,9 +22,9 @@ once, and its iterates are turned into certified bounds:
   again, the rows it violates join the polishing LP and the polish goes on (up to four
   rounds).  Polishing against the generated rows only (as before) always failed the first
   time: the point violated rows never generated, and the repair mixed in 75 to 99 % of
-  the anchor, worse than PF.  Finally :func:`lp_models.lattice_certificates.repair_primal`
+  the anchor, worse than PF.  Finally :func:`lp_models.lattice.certificates.repair_primal`
   renormalises each class and mixes with the strictly feasible ``(uniform + PF) / 2`` just
-  enough to satisfy every row, and :func:`lp_models.lattice_certificates.primal_violation`
+  enough to satisfy every row, and :func:`lp_models.lattice.certificates.primal_violation`
   checks the result against every row.  ``U`` is its value when no row is violated by more
   than 1e-12.
 * **Row generation.**  When the primal iterate violates a monotonicity row that is not in
@@ -86,17 +86,17 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from lp_models.lattice import monotonicity_pair_blocks, reduced_lattice_lp
-from lp_models.lattice_certificates import (
+from lp_models.lattice.certificates import (
     LatticeDual,
     LatticeUnits,
     lagrangian_bound,
     primal_violation,
     repair_primal,
 )
-from lp_models.lattice_classes import LatticeClasses
-from lp_models.lattice_dual_repair import repair_dual
-from lp_models.lattice_recurrences import chain_dual, pf_lattice_probabilities
+from lp_models.lattice.classes import LatticeClasses
+from lp_models.lattice.dual_repair import repair_dual
+from lp_models.lattice.model import monotonicity_pair_blocks, reduced_lattice_lp
+from lp_models.lattice.recurrences import chain_dual, pf_lattice_probabilities
 from lp_models.pdhg import RestartedPDHG, ScaledProblem
 
 __all__ = ["POLISH_ALL_ROWS", "SINGLE_PRECISION_TOL", "BracketRun", "bracket_lattice_lp"]
@@ -138,7 +138,7 @@ class BracketRun:
     #: The best certified lower bound on the optimum.
     lower: float
     #: The multipliers ``lower`` was computed from (recompute it with
-    #: :func:`~lp_models.lattice_certificates.lagrangian_bound`).
+    #: :func:`~lp_models.lattice.certificates.lagrangian_bound`).
     dual: LatticeDual
     #: The best certified upper bound: the value of ``point``.
     upper: float

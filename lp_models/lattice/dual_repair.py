@@ -3,8 +3,8 @@ privacy chains, so that their Lagrangian bound loses nothing to negative reduced
 
 Permute-and-flip paper, Appendix D; rows of :func:`lp_models.lattice.reduced_lattice_lp` (or
 :func:`~lp_models.lattice.delta_lattice_lp`) in the variables of a
-:class:`~lp_models.lattice_certificates.LatticeUnits`, bound of
-:func:`lp_models.lattice_certificates.lagrangian_bound` (valid for any multipliers; this
+:class:`~lp_models.lattice.certificates.LatticeUnits`, bound of
+:func:`lp_models.lattice.certificates.lagrangian_bound` (valid for any multipliers; this
 module only makes it large).  Written for probabilities; in scaled units ``m_j`` is the
 class-row coefficient and ``e^-eps`` the coefficient of each privacy row.
 
@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lp_models.lattice_certificates import UNIT, LatticeDual, LatticeUnits, rounding_terms
+from lp_models.lattice.certificates import UNIT, LatticeDual, LatticeUnits, rounding_terms
 
 __all__ = ["repair_dual"]
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lp_models.labels import LabelBlock, PairLabels, vector
-from lp_models.lattice_classes import LatticeClasses
+from lp_models.lattice.classes import LatticeClasses
 from lp_models.program import LinearProgram
 
 __all__ = ["ClassLabels", "FULL_RELATIONS", "FullVariableLabels", "VariableLabels",

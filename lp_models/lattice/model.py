@@ -9,7 +9,7 @@ i.e. the mean error per vector, which keeps HiGHS's absolute tolerances meaningf
 ``lp.objective_in_units(value)`` is the total error (n = k = 3, ε = 0.5: optimum 0.95393
 per vector, 35.2955 in total over the 37 vectors of Q).
 
-Labels (rendered on demand, :mod:`lp_models.lattice_labels`): columns ``x[class c:
+Labels (rendered on demand, :mod:`lp_models.lattice.labels`): columns ``x[class c:
 m=(m_0,...,m_k), level j]``; rows ``sum-to-one[class c: m=(...)]``,
 ``privacy[x[...] >= e^-eps x[...]]``, ``monotone[x[...] >= x[...]]``.
 
@@ -50,7 +50,7 @@ Lattices (``lattice``):
   classes and the monotonicity rows (one-step raises) are those of the 2Δ-lattice.
 
 Reduced form (one vectorised pass): variables ``x[m, j]`` (see
-:mod:`lp_models.lattice_classes`), rows in this order: one sum-to-one row per class
+:mod:`lp_models.lattice.classes`), rows in this order: one sum-to-one row per class
 (``sum_j m_j x[m, j] = 1``), one privacy row per variable with a chain successor
 (``x[a] - e^-eps x[next(a)] >= 0``), then (``"regular"``) the monotonicity rows
 ``x[a] - x[b] >= 0`` of :func:`monotonicity_pairs`.  Columns carry the redundant upper
@@ -67,8 +67,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from lp_models.labels import LabelBlock
-from lp_models.lattice_classes import LatticeClasses, lattice_classes
-from lp_models.lattice_labels import (
+from lp_models.lattice.classes import LatticeClasses, lattice_classes
+from lp_models.lattice.labels import (
     FULL_RELATIONS,
     FullVariableLabels,
     VectorLabels,
@@ -223,7 +223,7 @@ def reduced_lattice_lp(n: int, k: int, epsilon: float, weighting: str = "lattice
     is a lower bound on the regular LP's.
 
     ``log_scale``: the LP in the variables ``z_v = x_v / exp(log_scale[v])``, each row divided
-    by the scale of its first variable (:class:`lp_models.lattice_certificates.LatticeUnits`;
+    by the scale of its first variable (:class:`lp_models.lattice.certificates.LatticeUnits`;
     with PF's probabilities as the scale every coefficient stays a normal double for
     ``eps <= 700``);
     costs are per unit of ``z``, the box is ``z_v <= 1 / (m_j s_v)`` (``inf`` on overflow),

@@ -78,14 +78,14 @@ from functools import cached_property
 
 import numpy as np
 
-from lp_models.lattice import (
+from lp_models.lattice.classes import LatticeClasses
+from lp_models.lattice.model import (
     level_error,
     monotonicity_pair_blocks,
     privacy_pairs,
     scaled_coefficients,
 )
-from lp_models.lattice_classes import LatticeClasses
-from lp_models.lattice_recurrences import pf_lattice_log_probabilities
+from lp_models.lattice.recurrences import pf_lattice_log_probabilities
 
 __all__ = [
     "LatticeDual",
