@@ -69,6 +69,41 @@ def bound_worker(n: int, eps: float, tol: float, time_limit: float, extra: int) 
             "rows": bracket.num_constraints, "peak_mib": peak_rss_mib(), "load": load}
 
 
+def finish_worker(n: int, eps: float, tol: float, time_limit: float) -> dict:
+    """The bracket to ``tol`` and then its exact finish (HiGHS's simplex from the basis its
+    PDHG point gives, row generation), each phase's CPU seconds apart, within one time
+    limit: what ``bound_lattice(..., exact=True)`` runs."""
+    from lp_models.lattice.bracket import bracket_lattice_lp
+    from lp_models.lattice.certificates import LatticeUnits
+    from lp_models.program import SolverError
+    from optmech.lattice.inputs import lattice_table
+    from optmech.lattice.optimum import finish_bracket
+
+    wall, cpu, load = _clocks()
+    deadline = wall + time_limit
+    classes = lattice_table(n, n, "bound")
+    run = bracket_lattice_lp(classes, eps, tol=tol, deadline=deadline,
+                             callback=lambda seconds, steps, lower, upper: print(
+                                 f"{seconds:8.1f} s {steps:7d} steps [{lower!r}, {upper!r}]",
+                                 file=sys.stderr, flush=True))
+    bracket_wall, bracket_cpu = SYSTEM_CLOCK.wall() - wall, SYSTEM_CLOCK.cpu() - cpu
+    scale = float(classes.multiplicity.sum())
+    total = lower_bound = None
+    try:
+        optimum, _ = finish_bracket(run, LatticeUnits(classes, eps), "lattice", "regular",
+                                    deadline)
+        total, lower_bound, status = optimum.total_error, optimum.lower_bound, "exact"
+    except SolverError as error:
+        status = error.status
+    return {"kind": "finish", "n": n, "k": n, "epsilon": eps, "tol": tol, "extra_load": 0,
+            "time_limit": time_limit, "lower": run.lower * scale, "upper": run.upper * scale,
+            "relative_width": run.relative_width, "status": status,
+            "total_error": total, "lower_bound": lower_bound,
+            "bracket_cpu_seconds": bracket_cpu, "bracket_seconds": bracket_wall,
+            "seconds": SYSTEM_CLOCK.wall() - wall, "cpu_seconds": SYSTEM_CLOCK.cpu() - cpu,
+            "variables": classes.num_variables, "peak_mib": peak_rss_mib(), "load": load}
+
+
 def pdlp_worker(n: int, eps: float, time_limit: float) -> dict:
     """HiGHS's PDLP on the reduced regular LP with every monotonicity row."""
     from lp_models.lattice import reduced_lattice_lp
@@ -190,6 +225,17 @@ def table(path: Path, keep: int = KEEP) -> None:
                                   f"[{best['pf_ratio'][0]:.6f}, {best['pf_ratio'][1]:.6f}]",
                                   "—"])
             continue
+        if kind == "finish":
+            last = runs[-1]
+            own = ("exact value in its own bracket" if last["total_error"] is not None
+                   and last["lower"] <= last["total_error"] <= last["upper"] else
+                   "no exact value" if last["total_error"] is None else "OUTSIDE its bracket")
+            bracket = _spread(r["bracket_cpu_seconds"] for r in runs)
+            finish = _spread(r["cpu_seconds"] - r["bracket_cpu_seconds"] for r in runs)
+            rows.append(common + [f"{tol:g}", ", ".join(statuses),
+                                  _spread(r["relative_width"] for r in runs), "—",
+                                  f"bracket {bracket} + finish {finish} CPU s; {own}"])
+            continue
         reference = brackets.get((n, eps))
         detail = "—"
         if runs[-1]["total_error"] is not None and reference:
@@ -216,7 +262,12 @@ def table(path: Path, keep: int = KEEP) -> None:
         "certified).  'PF ratio' is [T_PF / U, T_PF / L] of the narrowest run.  'pdlp' = "
         "HiGHS's PDLP on the reduced regular LP with every monotonicity row, to its default "
         "tolerances; 'exact' = solve_lattice (HiGHS simplex, certified to 1e-7); their value "
-        "is compared with the bracket of the same cell.  Every run is kept in "
+        "is compared with the bracket of the same cell.  'finish' = the bracket to tol, then "
+        "its exact finish (optmech.lattice.optimum.finish_bracket: HiGHS's primal simplex from "
+        "the basis of a forest of the rows tight at the PDHG point, row generation), both "
+        "within the time limit; its status is 'exact' (certified to 1e-7) or HiGHS's status "
+        "when it did not finish, and its value is compared with its own bracket.  Every run "
+        "is kept in "
         "lattice_bound.jsonl.")
     write_table("lattice_bound", "Lattice LP below the PF threshold: certified brackets by "
                 "restarted PDHG",
@@ -234,6 +285,8 @@ def main(argv=None) -> None:
     parser.add_argument("--repeats", type=int, default=3, help="runs per bracket cell")
     parser.add_argument("--extra-load", type=int, default=0,
                         help="busy processes running beside each bracket run")
+    parser.add_argument("--finish", action="store_true",
+                        help="also run the bracket with its exact finish (once per cell)")
     parser.add_argument("--pdlp", action="store_true",
                         help="also run HiGHS's PDLP on the same LP (once per cell)")
     parser.add_argument("--exact-max", type=int, default=0,
@@ -249,6 +302,8 @@ def main(argv=None) -> None:
         if kind == "bound":
             record = bound_worker(int(n), float(eps), float(rest[0]), float(rest[1]),
                                   int(rest[2]))
+        elif kind == "finish":
+            record = finish_worker(int(n), float(eps), float(rest[0]), float(rest[1]))
         elif kind == "pdlp":
             record = pdlp_worker(int(n), float(eps), float(rest[0]))
         else:
@@ -263,6 +318,9 @@ def main(argv=None) -> None:
                 for _ in range(args.repeats):
                     _measure(records, "bound", str(n), repr(eps), repr(args.tol),
                              repr(args.time_limit), str(args.extra_load))
+                if args.finish:
+                    _measure(records, "finish", str(n), repr(eps), repr(args.tol),
+                             repr(args.time_limit))
                 if args.pdlp:
                     _measure(records, "pdlp", str(n), repr(eps), repr(args.time_limit))
                 if n <= args.exact_max:

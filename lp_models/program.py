@@ -546,6 +546,29 @@ def new_highs():
         os.close(saved)
 
 
+# Whether Highs.run() has been called in this process (see HighsModel.crossover).
+_HIGHS_HAS_RUN = False
+
+
+def _ensure_highs_has_run() -> None:
+    """Solve a one-column LP in a fresh ``Highs`` unless some ``run()`` already happened in
+    this process: ``Highs.crossover`` crashes the process before the first run (see
+    :meth:`HighsModel.crossover`).  Kept until a highspy release fixes it."""
+    global _HIGHS_HAS_RUN
+    if _HIGHS_HAS_RUN:
+        return
+    import highspy
+
+    h = new_highs()
+    h.setOptionValue("output_flag", False)
+    h.passModel(1, 0, 0, int(highspy.MatrixFormat.kColwise),
+                int(highspy.ObjSense.kMinimize), 0.0, np.ones(1), np.zeros(1), np.ones(1),
+                np.zeros(0), np.zeros(0), np.zeros(1, dtype=np.int32),
+                np.zeros(0, dtype=np.int32), np.zeros(0), np.zeros(1, dtype=np.int32))
+    h.run()
+    _HIGHS_HAS_RUN = True
+
+
 class HighsModel:
     """One HiGHS model kept between runs, for row generation and bound changes.
 
@@ -653,6 +676,59 @@ class HighsModel:
         return self._solution(sol, time.perf_counter() - started, iterations,
                               feasibility_tolerance)
 
+    def crossover(self, x: np.ndarray, row_duals: np.ndarray) -> str:
+        """Hand HiGHS a primal point ``x`` *and* row multipliers ``row_duals`` (HiGHS's sign
+        convention; the row activities and reduced costs are computed from them) and run
+        its crossover (IPX's), which leaves a basis in the model for the next :meth:`run`.
+        Returns HiGHS's model status after the crossover (``"Optimal"`` when its basis is
+        optimal; ``"Unknown"`` when it stopped with a basis that is not, which a run then
+        repairs): nothing is certified here, the next run is.  Raises
+        :class:`SolverError` when HiGHS rejects the call.
+
+        The process must have run HiGHS once before: ``Highs.crossover`` crashes the
+        process (SIGSEGV) when no ``Highs.run()`` has been called yet in it, whatever the
+        point (measured with highspy 1.11.0, 1.15.1 and 1.16.0), and returns after any run;
+        so a one-column LP is solved first in a separate ``Highs`` object when none has
+        been (:func:`_ensure_highs_has_run`).  Primal values alone never gave an optimal
+        basis, and ``setSolution`` followed by a crossover of ``getSolution()`` loses the
+        duals, hence both here, in one ``HighsSolution``."""
+        _ensure_highs_has_run()
+        highspy, lp = self._highspy, self.lp
+        x = np.asarray(x, dtype=float)
+        y = np.asarray(row_duals, dtype=float)
+        if x.shape != (lp.num_cols,) or y.shape != (lp.num_rows,):
+            raise ValueError(f"x and row_duals must have {lp.num_cols} and {lp.num_rows} "
+                             f"entries, got {x.shape} and {y.shape}")
+        point = highspy.HighsSolution()
+        point.col_value = x
+        point.row_value = lp.matrix @ x
+        point.col_dual = lp.cost - lp.matrix.T @ y
+        point.row_dual = y
+        point.value_valid = point.dual_valid = True
+        if self._highs.crossover(point) == highspy.HighsStatus.kError:
+            raise self._fail("HiGHS crossover failed", "crossover error")
+        return self._highs.modelStatusToString(self._highs.getModelStatus())
+
+    def set_basis(self, basic_columns: np.ndarray, basic_rows: np.ndarray) -> None:
+        """Hand HiGHS a basis for the next :meth:`run`: the columns and rows marked True are
+        basic, every other column and row is nonbasic at its lower bound (at its upper bound
+        where the lower one is infinite).  HiGHS factorises it at the next run and, should it
+        be singular, replaces dependent columns by row slacks itself."""
+        highspy, lp = self._highspy, self.lp
+        status = highspy.HighsBasisStatus
+
+        def statuses(basic, lower):
+            nonbasic = np.where(np.isfinite(lower), int(status.kLower), int(status.kUpper))
+            codes = np.where(np.asarray(basic, dtype=bool), int(status.kBasic), nonbasic)
+            return [status(int(code)) for code in codes]
+
+        basis = highspy.HighsBasis()
+        basis.col_status = statuses(basic_columns, lp.col_lower)
+        basis.row_status = statuses(basic_rows, lp.row_lower)
+        basis.valid = True
+        if self._highs.setBasis(basis) == highspy.HighsStatus.kError:
+            raise self._fail("HiGHS rejected the basis", "basis error")
+
     def refactor(self) -> None:
         """Hand HiGHS its own current basis back (``setBasis``), so that the next run
         factorises it afresh instead of continuing from the updated factors and values."""
@@ -673,6 +749,8 @@ class HighsModel:
             h.setSolution(start)
 
         h.run()
+        global _HIGHS_HAS_RUN
+        _HIGHS_HAS_RUN = True
         model_status = h.getModelStatus()
         if model_status != highspy.HighsModelStatus.kOptimal:
             raise self._fail("HiGHS did not reach an optimal solution",

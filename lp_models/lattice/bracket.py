@@ -16,20 +16,25 @@ once, and its iterates are turned into certified bounds:
   for the full regular LP because a missing row has multiplier 0 — gives ``L``.
 * **Upper bound.**  PF is feasible, so ``U <= PF's value`` from the start.  From time to
   time the primal iterate is *polished* (PDLP's feasibility polishing): PDHG with cost 0
-  from the iterate, for 200 steps, on the class and privacy rows and *every* monotonicity
-  row when the regular LP has at most :data:`POLISH_ALL_ROWS` of them, else on those
-  generated so far plus every one the iterate violates; the polished point is checked
-  again, the rows it violates join the polishing LP and the polish goes on (up to four
-  rounds).  Polishing against the generated rows only (as before) always failed the first
-  time: the point violated rows never generated, and the repair mixed in 75 to 99 % of
-  the anchor, worse than PF.  Finally :func:`lp_models.lattice.certificates.repair_primal`
-  renormalises each class and mixes with the strictly feasible ``(uniform + PF) / 2`` just
-  enough to satisfy every row, and :func:`lp_models.lattice.certificates.primal_violation`
-  checks the result against every row.  ``U`` is its value when no row is violated by more
-  than 1e-12.
+  from the iterate, for 200 steps, on the class and privacy rows, the generated
+  monotonicity rows and every other monotonicity row the iterate violates or holds with a
+  relative slack below :data:`_POLISH_SLACK` (1e-3); the polished point is checked against
+  every row, the rows it violates join the polishing LP and the polish goes on (up to four
+  rounds).  Then :func:`lp_models.lattice.certificates.repair_primal` renormalises each
+  class and mixes with the strictly feasible ``(uniform + PF) / 2`` just enough to satisfy
+  every row, and :func:`lp_models.lattice.certificates.primal_violation` checks the result
+  against every row.  ``U`` is its value when no row is violated by more than 1e-12.
+  The polishing LP leaves out the rows with a larger slack, which a 200-step polish does not
+  move across: at n = k = 10 it holds some 3 % of the 3.0 million monotonicity rows, and the
+  run to width 1e-4 took 194 CPU s and 474 MiB against 197 CPU s and 884 MiB polishing
+  against every row (one run each, beside other jobs); without the rows of small slack (the
+  violated ones only) the polished point violated rows never polished against, the repair
+  mixed in 75 to 99 % of the anchor, and ``U`` stayed PF's value at n = k = 11.
 * **Row generation.**  When the primal iterate violates a monotonicity row that is not in
   the restricted LP by more than it violates the rows it has, the row is added and PDHG
-  starts again on the enlarged LP from the current iterate (new rows get multiplier 0).
+  starts again on the enlarged LP from the current iterate (new rows get multiplier 0),
+  rescaled from scratch (keeping the old scales for the old rows took 2.7 times as long to
+  width 1e-4 at n = k = 9).
 
 Rows are generated and points polished only once the iterate satisfies the restricted LP's
 rows to 1e-3 (earlier iterates would add rows that never bind), and a point is polished
@@ -37,42 +42,29 @@ only after PDHG made 200 steps since the last polish (the first iterates are PF,
 polish is PF).  Work is charged by its measured CPU time (``time.process_time``): each kind
 is due again when it has used less than a fixed share of the CPU since the start (bounds
 5 %, row generation 10 %, polishing 10 %, or 25 % while ``U`` lags: while the iterate's value
-is closer to ``L`` than to ``U``), so that an all-rows polish, which costs about four PDHG
-steps per step, cannot take more than its share, and a run on a loaded machine divides its
-CPU the same way as on a quiet one (an earlier schedule in PDHG steps let polishing take
-half of it).  BLAS is held to one thread inside the loop (``threadpoolctl``): an idle
-OpenBLAS worker spinning beside each step cost about 25 % CPU.
+is closer to ``L`` than to ``U``), so that a run on a loaded machine divides its CPU the same
+way as on a quiet one; these shares took n = k = 10 to width 1e-4 in 145 CPU s (289 with a
+fixed 10 % for polishing and a second PDHG sequence for ``L``).  BLAS is held to one thread
+inside the loop (``threadpoolctl``): an idle OpenBLAS worker spinning beside each step cost
+about 25 % CPU.
 
 **Single precision.**  For ``tol >= SINGLE_PRECISION_TOL`` PDHG iterates in ``float32``
 (:meth:`lp_models.pdhg.ScaledProblem.from_lp`): half the memory traffic, and a step at
 n = k = 10 costs 12.0 ms instead of 23.8.  Nothing certified depends on it — ``L`` is
 recomputed in double from the multipliers and ``U`` from a point checked in double — but
 single-precision iterates stop narrowing the bracket somewhere between 2e-7 and 1e-4
-(measured at n = k = 4 and 6 for eps from 1e-6 to 0.5, 15 s each: 1.0e-4 at n = k = 4,
-eps = 0.001, 5e-5 at eps = 0.05; at n = k = 6 and 7, eps = 0.5, 1.3e-6 and 2.1e-6 after
-60 s, where double reaches 1e-8 in 2 and 17 s).  Hence double below that tolerance, and a
-single-precision run whose bracket is narrower than 1e-3 but has stopped narrowing goes on
-in double from its iterate (at n = k = 5, eps = 0.1, held in single precision and asked for
-1e-5: 2.1 CPU s, against 0.5 in double from the start and no convergence in single
-precision alone).  Polishing always runs in double: a point polished in single precision
-violates rows by some 1e-7, and the repair then mixed in enough of the anchor to leave
-``U`` 3.5e-4 above the optimum at n = k = 8.
+(measured at n = k = 4 and 6 for eps from 1e-6 to 0.5), hence double below that tolerance,
+and a single-precision run whose bracket is narrower than 1e-3 but has stopped narrowing
+goes on in double from its iterate (at n = k = 5, eps = 0.1, asked for 1e-5: 2.1 CPU s; no
+convergence in single precision alone).  Polishing always runs in double: a point polished
+in single precision violates rows by some 1e-7, and the repair then mixed in enough of the
+anchor to leave ``U`` 3.5e-4 above the optimum at n = k = 8.
 
 The loop stops when ``(U - L) / L <= tol`` or at the deadline; every bound it returns is
-certified, the bracket is just wider when time runs out.  Measured at n = k = 10,
-eps = 0.5, tol 1e-4 (one run each, CPU seconds, the machine otherwise quiet): 334 with the
-earlier design (double precision, a second PDHG sequence for ``L`` restarted at every
-rebuild at 20 % of the CPU, bounds at 10 %, polishing at a fixed 10 %); 297 without the
-second sequence and with bounds at 5 %; 289 in single precision with the second sequence
-and polishing at up to 40 % while ``U`` lags; without the second sequence 163, 159 and 181
-with that share at 40, 25 and 60 % (the second sequence had brought ``L`` ten times closer
-early on in double precision; in single precision ``L`` converges with the iterate and the
-sequence only took CPU); the final design 145, and 149 [133, 151] in three benchmark runs
-(``benchmarks/lattice_bound.py``).  The stall rule needs its width condition: without it
-a run at n = k = 10 went on in double after 23 s, while it waited for its first useful
-polish.  Earlier measured choices (eps = 0.5, n = k = 8 and 9): PDHG without its averaged
-iterate needed 3 to 4 times the steps for the same lower bound; keeping the old scales when
-rows are added (instead of rescaling the enlarged LP) 2.7 times the time to width 1e-4.
+certified, the bracket is just wider when time runs out.  The run also returns PDHG's last
+point (primal and row values on the restricted LP): the start of the exact finish
+(:func:`optmech.lattice.solve_loop.finish_with_highs`).  Measured times and earlier designs:
+``benchmarks/results/lattice_bound.md`` and the changelog.
 """
 
 from __future__ import annotations
@@ -99,17 +91,11 @@ from lp_models.lattice.model import monotonicity_pair_blocks, reduced_lattice_lp
 from lp_models.lattice.recurrences import chain_dual, pf_lattice_probabilities
 from lp_models.pdhg import RestartedPDHG, ScaledProblem
 
-__all__ = ["POLISH_ALL_ROWS", "SINGLE_PRECISION_TOL", "BracketRun", "bracket_lattice_lp"]
+__all__ = ["SINGLE_PRECISION_TOL", "BracketRun", "bracket_lattice_lp"]
 
 # A point counts as exactly feasible when no row is violated by more than this (absolute;
 # the values are probabilities).  Repaired points have violations of order 1e-16.
 FEASIBILITY_TOLERANCE = 1e-12
-# Polish against every monotonicity row up to this many of them (some 100 bytes each in the
-# polishing PDHG: n = k = 10 has 3.0 million, n = k = 11 about 14 million, n = k = 12 62.8
-# million), else against the violated ones.  Measured at n = k = 11, eps = 0.5, tol 1e-4,
-# 900 s: against the violated rows U stayed PF's value (width 7.4e-3); against all of them
-# the run converged in 859 CPU s, peak 3.5 GiB.
-POLISH_ALL_ROWS = 16_000_000
 # PDHG iterates in single precision for a relative width of at least this, in double below
 # it (single-precision brackets stopped narrowing at widths of 2e-7 to 1e-4, measured at
 # n = k = 4 and 6 for eps from 1e-6 to 0.5; a run that stops above ``tol`` goes on in double).
@@ -125,6 +111,9 @@ _GENERATE_TOLERANCE = 1e-9
 # LP's rows to this (absolute) level: the first iterates violate them by up to 0.4 and would
 # add tens of thousands of rows that never bind.
 _SANE_VIOLATION = 1e-3
+# Polishing holds the monotonicity rows the iterate holds with a relative slack below this
+# (or violates), not all of them: at n = k = 10 some 3 % of them (see the module docstring).
+_POLISH_SLACK = 1e-3
 _SHARES = {"bound": 0.05, "generate": 0.1, "polish": 0.1}
 _LAGGING_POLISH_SHARE = 0.25
 _POLISH_STEPS, _POLISH_ROUNDS = 200, 4
@@ -152,6 +141,12 @@ class BracketRun:
     converged: bool
     #: Monotonicity rows in the restricted LP at the end.
     rows_generated: int
+    #: ``(x, y)``: PDHG's last primal point and row multipliers on the restricted LP at the
+    #: end (Appendix D's rows and the monotonicity rows ``pairs``), in double precision: the
+    #: start of an exact finish (:func:`optmech.lattice.solve_loop.finish_with_highs`).
+    iterate: tuple
+    #: ``(a, b)``: the monotonicity rows ``x[a] >= x[b]`` of that restricted LP.
+    pairs: tuple
     #: ``(seconds, steps, lower, upper)`` whenever a bound improved.
     history: list = field(default_factory=list)
 
@@ -171,17 +166,17 @@ def _seed_pairs(classes: LatticeClasses, regular: bool) -> tuple[np.ndarray, np.
     return next(blocks)
 
 
-def _violated_rows(units: LatticeUnits, x: np.ndarray, pairs, noise: float):
-    """Monotonicity rows ``x[a] >= x[b]`` not among ``pairs`` that ``x`` violates by more than
-    ``noise`` (how far ``x`` is from the rows it is meant to satisfy: violations below that
-    are noise of the method, not information) and by more than a relative
-    ``_GENERATE_TOLERANCE``."""
+def _rows_short(units: LatticeUnits, x: np.ndarray, pairs, noise: float, relative: float):
+    """Monotonicity rows ``x[a] >= x[b]`` not among ``pairs`` whose shortfall
+    ``x[b] - x[a]`` exceeds both ``noise`` and ``relative * |x[a]|``: the rows ``x`` violates
+    (``relative > 0``) or holds with a relative slack below ``-relative`` (``relative < 0``),
+    generated block by block."""
     classes = units.classes
     a, b = pairs
     firsts, seconds = [], []
     for first, second in monotonicity_pair_blocks(classes):
         excess = x[second] - x[first]
-        bad = (excess > noise) & (excess > _GENERATE_TOLERANCE * np.abs(x[first]))
+        bad = (excess > noise) & (excess > relative * np.abs(x[first]))
         firsts.append(first[bad])
         seconds.append(second[bad])
     first, second = np.concatenate(firsts), np.concatenate(seconds)
@@ -191,6 +186,13 @@ def _violated_rows(units: LatticeUnits, x: np.ndarray, pairs, noise: float):
     keys = first * classes.num_variables + second
     new = present[np.minimum(np.searchsorted(present, keys), present.size - 1)] != keys
     return first[new], second[new]
+
+
+def _violated_rows(units: LatticeUnits, x: np.ndarray, pairs, noise: float):
+    """Monotonicity rows not among ``pairs`` that ``x`` violates by more than ``noise`` (how
+    far ``x`` is from the rows it is meant to satisfy: violations below that are noise of
+    the method, not information) and by more than a relative ``_GENERATE_TOLERANCE``."""
+    return _rows_short(units, x, pairs, noise, _GENERATE_TOLERANCE)
 
 
 def _joined(pairs, more):
@@ -244,8 +246,6 @@ class _Bracketing:
         self.steps_before = 0          # steps of the solvers replaced so far
         self.polish_steps = 0
         self.polished_at = 0           # PDHG steps when the last polish started
-        self.num_monotone = (sum(a.size for a, _ in monotonicity_pair_blocks(classes))
-                             if regular else 0)
 
     @property
     def pdhg_steps(self) -> int:
@@ -300,13 +300,9 @@ class _Bracketing:
         """``U`` from the current primal iterate (see the module docstring)."""
         self.polished_at = self.pdhg_steps
         x = self.solver.x
-        if not self.regular:
-            pairs = self.pairs
-        elif self.num_monotone <= POLISH_ALL_ROWS:
-            pairs = tuple(np.concatenate(p) for p in zip(*monotonicity_pair_blocks(
-                self.classes)))
-        else:
-            pairs = _joined(self.pairs, _violated_rows(self.units, x, self.pairs, 0.0))
+        pairs = self.pairs
+        if self.regular:
+            pairs = _joined(pairs, _rows_short(self.units, x, pairs, -np.inf, -_POLISH_SLACK))
         for round_index in range(_POLISH_ROUNDS):
             problem = ScaledProblem.from_lp(self._restricted_lp(pairs)).without_cost()
             polisher = RestartedPDHG(problem, x)
@@ -318,8 +314,7 @@ class _Bracketing:
             x = polisher.x
             self.polish_steps += polisher.iterations
             del polisher
-            if (not self.regular or self.num_monotone <= POLISH_ALL_ROWS
-                    or round_index == _POLISH_ROUNDS - 1 or _passed(deadline)):
+            if not self.regular or round_index == _POLISH_ROUNDS - 1 or _passed(deadline):
                 break
             more = _violated_rows(self.units, x, pairs, 0.0)
             if more[0].size == 0:
@@ -391,7 +386,8 @@ def bracket_lattice_lp(classes: LatticeClasses, epsilon: float, weighting: str =
     return BracketRun(lower=run.lower, dual=run.dual, upper=run.upper, point=run.point,
                       steps=run.steps, seconds=time.perf_counter() - started,
                       converged=run.lower > 0 and width <= tol * run.lower,
-                      rows_generated=int(run.pairs[0].size), history=history)
+                      rows_generated=int(run.pairs[0].size),
+                      iterate=(run.solver.x, run.solver.y), pairs=run.pairs, history=history)
 
 
 def _loop(run: _Bracketing, tol, deadline, history, started, callback) -> None:

@@ -93,6 +93,7 @@ __all__ = [
     "chain_layers",
     "lagrangian_bound",
     "monotone_violation",
+    "objective_upper",
     "primal_violation",
     "reduced_costs",
     "repair_primal",
@@ -321,6 +322,19 @@ def lagrangian_bound(units: LatticeUnits, cost: np.ndarray, dual: LatticeDual) -
     total_y = float(dual.y.sum()) - dual.y.size * UNIT * float(np.abs(dual.y).sum())
     total_short = float(shortfall.sum()) * (1 + shortfall.size * UNIT)
     return total_y + total_short - 4 * UNIT * (abs(total_y) + abs(total_short))
+
+
+def objective_upper(cost: np.ndarray, x: np.ndarray) -> float:
+    """``cost @ x`` rounded upwards: at least the exact sum of the exact products of the
+    stored numbers.  The rounded products are summed by ``math.fsum`` (correctly rounded)
+    and the sum is raised by a bound on both roundings (``2^-52`` of the sum and of the
+    products' magnitudes), so that a certified lower bound on the optimum never exceeds
+    the value of a feasible point by rounding (measured before: n = 3, k = 2,
+    eps = 4.05e-9, a lower bound one ulp above the value)."""
+    products = np.asarray(cost, dtype=float) * np.asarray(x, dtype=float)
+    total = math.fsum(products)
+    error = UNIT * (abs(total) + 2.0 * float(np.abs(products).sum()))
+    return math.nextafter(total + error, math.inf)
 
 
 def monotone_violation(units: LatticeUnits, z: np.ndarray) -> float:

@@ -34,12 +34,12 @@ from optmech.tables import text_table
 
 WEIGHTINGS = ("lattice", "cube")
 CONSTRAINTS = ("regular", "paper")
-METHODS = ("auto", "simplex", "ipm", "pdlp")
+METHODS = ("auto", "simplex", "ipm", "pdlp", "pdhg")
 MECHANISMS = ("pf", "em", "rnm_laplace")
 OBJECTIVES = ("sum", "max", "weighted")
 LATTICES = ("2delta", "delta")
-# optmech.lattice.bound.DEFAULT_TOL and DEFAULT_TIME_LIMIT (the CLI imports lazily)
-DEFAULT_TOL, DEFAULT_TIME_LIMIT = 1e-4, 600.0
+# optmech.lattice.bound.DEFAULT_TOL, MIN_TOL and DEFAULT_TIME_LIMIT (the CLI imports lazily)
+DEFAULT_TOL, MIN_TOL, DEFAULT_TIME_LIMIT = 1e-4, 1e-15, 600.0
 # argparse type: comma-separated names, either spelling (rnm-laplace, rnm_laplace)
 mechanism_list = names(MECHANISMS, many=True)
 
@@ -60,14 +60,20 @@ def at_least(minimum: int):
 def _bound_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tol", type=relative_width, default=DEFAULT_TOL,
                         help="target relative width (upper - lower) / lower of the bracket "
-                             f"(in (0, 1); default {DEFAULT_TOL:g})")
+                             f"(in [{MIN_TOL:g}, 1): a certified bracket is not narrower; "
+                             f"default {DEFAULT_TOL:g})")
+    parser.add_argument("--exact", action="store_true",
+                        help="finish a bracket narrower than 1e-4 exactly: HiGHS's simplex "
+                             "from the bracket's point, in the time left (status 'exact'; "
+                             "the certified bracket if it does not finish)")
 
 
 def relative_width(text: str) -> float:
-    """argparse type: a number in (0, 1)."""
+    """argparse type: a number in [MIN_TOL, 1)."""
     value = positive_float(text)
-    if not value < 1:
-        raise argparse.ArgumentTypeError(f"must be a relative width in (0, 1), got {text}")
+    if not MIN_TOL <= value < 1:
+        raise argparse.ArgumentTypeError(f"must be a relative width in [{MIN_TOL:g}, 1) (a "
+                                         f"certified bracket is not narrower), got {text}")
     return value
 
 
@@ -145,8 +151,9 @@ def register(subparsers) -> None:
                     "(restarted PDHG with independently checked certificates, no LP solver) "
                     "and the optimality ratios of PF, EM and RNM-Laplace as brackets "
                     "[ratio/upper, ratio/lower].  Status 'converged' when the relative "
-                    "width reached --tol, 'time_limit' when --time-limit ended it first "
-                    "(the bracket is certified either way).")
+                    "width reached --tol, 'time_limit' when --time-limit (which bounds the "
+                    "whole command) ended it first (the bracket is certified either way), "
+                    "'exact' when --exact finished it to the certified optimum.")
     bound.add_argument("--n", required=True, type=at_least(2), help="number of items (>= 2)")
     bound.add_argument("--k", required=True, type=at_least(1),
                        help="depth of the lattice (scores 0, -2, ..., -2k; >= 1)")
@@ -251,17 +258,17 @@ def run_solve(args: argparse.Namespace) -> int:
 
 @_solver_errors_as_one_line
 def run_bound(args: argparse.Namespace) -> int:
-    from optmech.lattice.bound import bound_lattice, bracket_ratios
+    from optmech.lattice.bound import bound_with_ratios
 
-    bracket = bound_lattice(args.n, args.k, args.eps, tol=args.tol,
-                            time_limit=args.time_limit, weighting=args.weighting,
-                            constraints=args.constraints)
+    bracket, ratios = bound_with_ratios(args.n, args.k, args.eps, args.mechanisms,
+                                        tol=args.tol, time_limit=args.time_limit,
+                                        weighting=args.weighting,
+                                        constraints=args.constraints, exact=args.exact)
     payload = {
         "n": bracket.n, "k": bracket.k, "epsilon": bracket.epsilon, "tol": bracket.tol,
         "lower": bracket.lower, "upper": bracket.upper,
         "relative_width": bracket.relative_width,
-        "ratios": {name: list(pair)
-                   for name, pair in bracket_ratios(bracket, args.mechanisms).items()},
+        "ratios": {name: list(pair) for name, pair in ratios.items()},
         "iterations": bracket.iterations, "seconds": bracket.seconds,
         "status": bracket.status, "weighting": bracket.weighting,
         "constraint_set": bracket.constraint_set, "variables": bracket.num_variables,
@@ -298,7 +305,7 @@ def run_ratio(args: argparse.Namespace) -> int:
                              tol=args.tol, time_limit=(DEFAULT_TIME_LIMIT if args.time_limit
                                                        is None else args.time_limit),
                              weighting=args.weighting, constraints=args.constraints,
-                             **sweep_options(args))
+                             exact=args.exact, **sweep_options(args))
         extra = {"bound": True, "tol": args.tol}
         headers = ["status", *args.mechanisms]
 

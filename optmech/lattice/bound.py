@@ -40,16 +40,19 @@ from lp_models.lattice.certificates import (
     LatticeDual,
     LatticeUnits,
     lagrangian_bound,
+    objective_upper,
     primal_violation,
 )
-from lp_models.lattice.classes import LatticeClasses
+from lp_models.lattice.classes import LatticeClasses, variable_count
 from lp_models.lattice.recurrences import pf_lattice_probabilities
 from lp_models.program import SolverError
 from optmech.lattice.inputs import check_lattice, lattice_table
 from optmech.lattice.optimum import (
+    FINISH_WIDTH,
+    GAP_TOLERANCE,
     LatticeSolutionMechanism,
+    finish_bracket,
     lattice_lp_counts,
-    lattice_lp_size,
 )
 from optmech.lattice.ratios import (
     RATIO_MECHANISMS,
@@ -62,14 +65,26 @@ from optmech.lattice.ratios import (
 from optmech.progress import progress
 from optmech.validation import InvalidArgumentError, check_positive
 
-__all__ = ["DEFAULT_TIME_LIMIT", "DEFAULT_TOL", "LatticeBracket", "RatioBands", "bound_cell",
-           "bound_lattice", "bound_sweep", "bracket_ratios"]
+__all__ = ["DEFAULT_TIME_LIMIT", "DEFAULT_TOL", "FINISH_WIDTH", "MIN_TOL", "LatticeBracket",
+           "RatioBands", "bound_cell", "bound_lattice", "bound_sweep", "bound_with_ratios",
+           "bracket_ratios"]
 
 DEFAULT_TOL = 1e-4
+# The narrowest relative width a bracket is asked for: its bounds are rounded outwards by a
+# few units of 2^-52 = 2.2e-16 each (lagrangian_bound, objective_upper), so a target below
+# this could never be certified.
+MIN_TOL = 1e-15
+# The final certificates (every row checked, the Lagrangian bound) get this many times what
+# one check of every row took at the start; the loop and the exact finish stop that much
+# before the time limit.
+_RESERVE_SCANS = 2.0
+# Least time limit per variable: building the class table, PF, the chain dual, the first
+# PDHG model and the certificates, measured at n = k = 12 (9.1 million variables) in CPU
+# seconds and rounded up.
+_SECONDS_PER_VARIABLE = 2.5e-6
 # Seconds a bracket runs at most unless told otherwise (the bracket reached by then is
 # returned, certified, with status "time_limit").
 DEFAULT_TIME_LIMIT = 600.0
-_UNIT = 2.0 ** -52
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -151,27 +166,69 @@ class LatticeBracket(Displayed):
 
 def bound_lattice(n: int, k: int, epsilon: float, *, tol: float = DEFAULT_TOL,
                   time_limit: float | None = DEFAULT_TIME_LIMIT, weighting: str = "lattice",
-                  constraints: str = "regular", log=None) -> LatticeBracket:
+                  constraints: str = "regular", exact: bool = False, log=None
+                  ) -> LatticeBracket:
     """Certified bracket on the optimum of the lattice LP for ``n`` items, depth ``k`` and
     privacy ``epsilon`` (the LP of :func:`optmech.lattice.optimum.solve_lattice`, same
     ``weighting`` and ``constraints``), narrowed until its relative width is at most ``tol``
-    or ``time_limit`` seconds (wall clock; default :data:`DEFAULT_TIME_LIMIT`, None for no
-    limit) have passed.  The current bracket is reported through
+    (at least :data:`MIN_TOL`) or ``time_limit`` seconds (wall clock, for everything the call
+    does; default :data:`DEFAULT_TIME_LIMIT`, None for no limit) have passed.  With
+    ``exact``, a bracket that reached :data:`FINISH_WIDTH` is finished by HiGHS's simplex
+    from its PDHG point (:func:`optmech.lattice.optimum.finish_bracket`) in the time left:
+    status ``"exact"``, the certified optimum (also when the bracket itself is that narrow);
+    if the finish fails or runs out of time, the certified bracket as without it.  The current bracket is reported through
     :func:`optmech.progress.progress` (a status line on stderr when the ``optmech`` command
     runs); ``log``: a callable receiving one line per improvement.  Raises
     :class:`SolverError` if a certificate fails (a bug, never expected).
     """
-    n, k, epsilon = check_lattice(n, k, epsilon, weighting, constraints)
-    tol = check_positive(tol, "tol")
-    if not tol < 1:
-        raise InvalidArgumentError("tol", tol, "a relative width in (0, 1)")
-    if time_limit is not None:
-        time_limit = check_positive(time_limit, "time_limit")
+    n, k, epsilon, tol, time_limit = _check_bound(n, k, epsilon, tol, time_limit, weighting,
+                                                  constraints)
     started = time.perf_counter()
     classes = lattice_table(n, k, "bound")
+    return _bound(classes, epsilon, weighting, constraints, tol,
+                  None if time_limit is None else started + time_limit, exact, log, started)
+
+
+def _check_bound(n, k, epsilon, tol, time_limit, weighting, constraints):
+    """The arguments of :func:`bound_lattice` checked, a time limit below what building and
+    certifying the bracket takes refused."""
+    n, k, epsilon = check_lattice(n, k, epsilon, weighting, constraints)
+    tol = _check_tol(tol)
+    if time_limit is not None:
+        time_limit = check_positive(time_limit, "time_limit")
+        least = _SECONDS_PER_VARIABLE * variable_count(n, k)
+        if time_limit < least:
+            raise InvalidArgumentError("time_limit", time_limit, f"at least {least:.3g} s "
+                                       f"at n = {n}, k = {k} (building and certifying the "
+                                       f"bracket of its {variable_count(n, k)} variables)")
+    return n, k, epsilon, tol, time_limit
+
+
+def _check_tol(tol) -> float:
+    """``tol`` checked: a relative width in ``[MIN_TOL, 1)``."""
+    tol = check_positive(tol, "tol")
+    if not MIN_TOL <= tol < 1:
+        raise InvalidArgumentError("tol", tol, f"a relative width in [{MIN_TOL:g}, 1) (a "
+                                   "certified bracket is not narrower: its bounds are "
+                                   "rounded outwards by a few units of 2^-52)")
+    return tol
+
+
+def _bound(classes, epsilon, weighting, constraints, tol, deadline, exact, log, started
+           ) -> LatticeBracket:
+    """:func:`bound_lattice` on a class table (arguments checked)."""
     regular = constraints == "regular"
-    deadline = None if time_limit is None else started + time_limit
     scale = float(class_weights(classes, weighting).sum())
+    units = LatticeUnits(classes, epsilon)
+    cost = variable_costs(classes, weighting)          # unnormalised: total error
+    pf = pf_lattice_probabilities(classes, epsilon)
+    # PF, the first upper bound, checked against every row now: what one check of every row
+    # takes sets the time kept back for the final certificates
+    scan = time.perf_counter()
+    pf_violation = primal_violation(units, pf, regular)
+    reserve = _RESERVE_SCANS * (time.perf_counter() - scan)
+    loop_deadline = None if deadline is None else deadline - reserve
+    n, k = classes.n, classes.k
     with progress(desc=f"lattice bound n={n} k={k} eps={epsilon:g}") as bar:
         def report(seconds, steps, lower, upper):
             text = _bracket_text(lower * scale, upper * scale)
@@ -180,20 +237,45 @@ def bound_lattice(n: int, k: int, epsilon: float, *, tol: float = DEFAULT_TOL,
                 log(f"{seconds:8.1f} s  {steps:7d} steps  {text}")
 
         run = bracket_lattice_lp(classes, epsilon, weighting, regular, tol=tol,
-                                 deadline=deadline, callback=report)
-    lower, upper, violation = _certify(classes, epsilon, weighting, regular, run, scale)
-    width = (upper - lower) / lower
-    _, num_rows = lattice_lp_size(n, k, constraints, classes=classes)
-    pf_total = float(variable_costs(classes, weighting)
-                     @ pf_lattice_probabilities(classes, epsilon))
+                                 deadline=loop_deadline, callback=report)
+        optimum = None
+        if (exact and GAP_TOLERANCE < run.relative_width <= FINISH_WIDTH
+                and not _passed(loop_deadline)):
+            bar.set_postfix_str("exact finish (HiGHS simplex from the PDHG point)")
+            try:
+                optimum, dual = finish_bracket(run, units, weighting, constraints,
+                                               loop_deadline)
+            except SolverError as error:
+                if log is not None:
+                    log(f"exact finish failed, the bracket stands: {error}")
+    if optimum is not None:
+        lower, upper, violation = optimum.lower_bound, optimum.total_error, \
+            optimum.max_violation
+        point, dual = optimum.probabilities, dual
+        status = "exact"
+    else:
+        point, dual = run.point, run.dual
+        lower = lagrangian_bound(units, cost, _rescaled(dual, scale))
+        violation = (pf_violation if np.array_equal(point, pf)
+                     else primal_violation(units, point, regular))
+        upper = objective_upper(cost, point)
+        _check_certified(classes, regular, lower, upper, violation)
+        width = (upper - lower) / lower
+        status = ("exact" if exact and width <= GAP_TOLERANCE
+                  else "converged" if width <= tol else "time_limit")
+    num_cols, num_rows, _ = lattice_lp_counts(classes, regular)
     return LatticeBracket(
         n=n, k=k, epsilon=epsilon, weighting=weighting, constraint_set=constraints, tol=tol,
-        lower=lower, upper=upper, relative_width=width,
-        status="converged" if width <= tol else "time_limit", iterations=run.steps,
-        seconds=time.perf_counter() - started, pf_total_error=pf_total,
-        max_violation=violation, rows_generated=run.rows_generated,
-        num_variables=classes.num_variables, num_constraints=num_rows, objective_scale=scale,
-        probabilities=run.point, dual=run.dual, history=tuple(run.history), classes=classes)
+        lower=lower, upper=upper, relative_width=(upper - lower) / lower, status=status,
+        iterations=run.steps, seconds=time.perf_counter() - started,
+        pf_total_error=float(cost @ pf), max_violation=violation,
+        rows_generated=run.rows_generated if optimum is None else optimum.rows_generated,
+        num_variables=num_cols, num_constraints=num_rows, objective_scale=scale,
+        probabilities=point, dual=dual, history=tuple(run.history), classes=classes)
+
+
+def _passed(deadline: float | None) -> bool:
+    return deadline is not None and time.perf_counter() >= deadline
 
 
 def _bracket_text(lower: float, upper: float) -> str:
@@ -202,15 +284,9 @@ def _bracket_text(lower: float, upper: float) -> str:
     return f"lower {lower:.8g}, upper {upper:.8g}, width {width:.2e}"
 
 
-def _certify(classes, epsilon, weighting, regular, run, scale) -> tuple[float, float, float]:
-    """``(lower, upper, max violation)`` recomputed from the run's dual and primal points
-    (total-error units), independently of how they were found."""
-    units = LatticeUnits(classes, epsilon)
-    cost = variable_costs(classes, weighting)          # unnormalised: total error
-    lower = lagrangian_bound(units, cost, _rescaled(run.dual, scale))
-    violation = primal_violation(units, run.point, regular)
-    products = cost * run.point
-    upper = float(products.sum()) * (1 + products.size * _UNIT)      # rounding, upwards
+def _check_certified(classes, regular, lower, upper, violation) -> None:
+    """:class:`SolverError` unless ``[lower, upper]`` is a finite positive bracket of a point
+    satisfying every row (a bug, never expected)."""
     if not (violation <= FEASIBILITY_TOLERANCE and math.isfinite(lower)
             and math.isfinite(upper) and 0 < lower <= upper):
         num_cols, num_rows, nonzeros = lattice_lp_counts(classes, regular)
@@ -218,7 +294,6 @@ def _certify(classes, epsilon, weighting, regular, run, scale) -> tuple[float, f
                           f"violation {violation!r}", status="certificate failed",
                           num_rows=num_rows, num_cols=num_cols, num_nonzeros=nonzeros,
                           method="pdhg")
-    return lower, upper, violation
 
 
 def _rescaled(dual: LatticeDual, scale: float) -> LatticeDual:
@@ -236,10 +311,36 @@ def bracket_ratios(bracket: LatticeBracket, mechanisms=RATIO_MECHANISMS
     bracket's epsilon (a :class:`~optmech.selection.mechanisms.PmfMechanism`, an object with
     ``pmf(scores)`` or a function of the scores), keyed by the name given or the mechanism's
     ``name``."""
+    return _ratio_brackets(mechanism_totals(mechanisms, bracket.epsilon, bracket.n,
+                                            bracket.k, bracket.weighting, bracket.classes),
+                           bracket)
+
+
+def _ratio_brackets(totals: dict[str, float], bracket: LatticeBracket
+                    ) -> dict[str, tuple[float, float]]:
     return {key: (value / bracket.upper, value / bracket.lower)
-            for key, value in mechanism_totals(mechanisms, bracket.epsilon, bracket.n,
-                                               bracket.k, bracket.weighting,
-                                               bracket.classes).items()}
+            for key, value in totals.items()}
+
+
+def bound_with_ratios(n: int, k: int, epsilon: float, mechanisms=RATIO_MECHANISMS, *,
+                      tol: float = DEFAULT_TOL,
+                      time_limit: float | None = DEFAULT_TIME_LIMIT,
+                      weighting: str = "lattice", constraints: str = "regular",
+                      exact: bool = False, log=None
+                      ) -> tuple[LatticeBracket, dict[str, tuple[float, float]]]:
+    """:func:`bound_lattice` and :func:`bracket_ratios` within one ``time_limit`` (what
+    ``optmech lattice bound`` runs): the mechanisms' exact total errors first, since they
+    cannot be cut short (:class:`TimeoutError` when the time limit passes before they are
+    done), then the bracket in the time left."""
+    n, k, epsilon, tol, time_limit = _check_bound(n, k, epsilon, tol, time_limit, weighting,
+                                                  constraints)
+    started = time.perf_counter()
+    deadline = None if time_limit is None else started + time_limit
+    classes = lattice_table(n, k, "bound")
+    totals = mechanism_totals(mechanisms, epsilon, n, k, weighting, classes, deadline)
+    bracket = _bound(classes, epsilon, weighting, constraints, tol, deadline, exact, log,
+                     started)
+    return bracket, _ratio_brackets(totals, bracket)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -279,22 +380,26 @@ class RatioBands(Displayed, Tabular):
 
 
 def bound_cell(n: int, k: int, epsilon: float, mechanisms: list[str], weighting: str,
-               constraints: str, tol: float, time_limit: float | None) -> dict:
-    """One sweep cell: the bracket and the ratio brackets at one ``(n, k, epsilon)``, as
-    plain values (for :func:`optmech.sweep.run_sweep`: cache, process pool, Dask)."""
-    bracket = bound_lattice(n, k, epsilon, tol=tol, time_limit=time_limit,
-                            weighting=weighting, constraints=constraints)
+               constraints: str, tol: float, time_limit: float | None,
+               exact: bool = False) -> dict:
+    """One sweep cell: the bracket and the ratio brackets at one ``(n, k, epsilon)``
+    (:func:`bound_with_ratios`), as plain values (for :func:`optmech.sweep.run_sweep`:
+    cache, process pool, Dask)."""
+    bracket, ratios = bound_with_ratios(n, k, epsilon, mechanisms, tol=tol,
+                                        time_limit=time_limit, weighting=weighting,
+                                        constraints=constraints, exact=exact)
     return {"lower": bracket.lower, "upper": bracket.upper, "status": bracket.status,
-            "ratios": {name: [float(lo), float(hi)]
-                       for name, (lo, hi) in bracket_ratios(bracket, mechanisms).items()}}
+            "ratios": {name: [float(lo), float(hi)] for name, (lo, hi) in ratios.items()}}
 
 
 def bound_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, tol: float = DEFAULT_TOL,
                 time_limit: float | None = DEFAULT_TIME_LIMIT, weighting: str = "lattice",
-                constraints: str = "regular", workers: int = 1, dask_scheduler=None,
-                cache_dir=None, show_progress: bool | None = None) -> ResultList:
+                constraints: str = "regular", exact: bool = False, workers: int = 1,
+                dask_scheduler=None, cache_dir=None,
+                show_progress: bool | None = None) -> ResultList:
     """:func:`optmech.lattice.ratios.ratio_sweep` with a certified bracket per point instead
-    of the exact optimum (``time_limit`` per point, default :data:`DEFAULT_TIME_LIMIT`): one
+    of the exact optimum (:func:`bound_with_ratios` per point: ``time_limit`` per point,
+    default :data:`DEFAULT_TIME_LIMIT`; ``exact`` as for :func:`bound_lattice`): one
     :class:`RatioBands` per ``(n, k)`` in ``ns x ks``, in a
     :class:`~lp_models.display.ResultList` (``to_frame()``: one row per point).
     ``mechanisms`` as for :func:`~optmech.lattice.ratios.ratio_sweep`: built-in names
@@ -303,12 +408,12 @@ def bound_sweep(ns, ks, epsilons, mechanisms=("pf", "em"), *, tol: float = DEFAU
     computed in this process from each cell's certified ``[lower, upper]``."""
     from optmech.sweep import run_sweep
 
-    tol = check_positive(tol, "tol")
+    tol = _check_tol(tol)
     if time_limit is not None:
         time_limit = check_positive(time_limit, "time_limit")
     names, factories = split_mechanisms(mechanisms)
     cells, eps = sweep_cells(ns, ks, epsilons, sorted(set(names.values())), weighting,
-                             constraints, tol=tol, time_limit=time_limit)
+                             constraints, tol=tol, time_limit=time_limit, exact=exact)
     results = run_sweep(bound_cell, cells, workers=workers, dask_scheduler=dask_scheduler,
                         cache_dir=cache_dir, desc="lattice ratio brackets",
                         show_progress=show_progress)

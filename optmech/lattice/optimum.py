@@ -94,10 +94,13 @@ from lp_models.lattice import (
     privacy_pairs,
     reduced_lattice_lp,
 )
+from lp_models.lattice.bracket import bracket_lattice_lp
 from lp_models.lattice.certificates import (
+    LatticeDual,
     LatticeUnits,
     lagrangian_bound,
     monotone_violation,
+    objective_upper,
     primal_violation,
     repair_primal,
 )
@@ -121,7 +124,7 @@ from optmech.lattice.objectives import (
     objective_weights,
     solve_objective_with_highs,
 )
-from optmech.lattice.solve_loop import solve_with_highs
+from optmech.lattice.solve_loop import finish_with_highs, solve_with_highs
 from optmech.selection.privacy import lattice_neighbours, realised_epsilon
 from optmech.validation import (
     InvalidArgumentError,
@@ -141,7 +144,7 @@ __all__ = [
     "solve_lattice",
 ]
 
-METHODS = ("auto", "simplex", "ipm", "pdlp")
+METHODS = ("auto", "simplex", "ipm", "pdlp", "pdhg")
 GAP_TOLERANCE = 1e-7
 # Below this eps, method="auto" runs HiGHS's interior point, not the held-row simplex: the
 # smaller eps, the more rows the optimum has slack that PF holds tight, and the simplex walks
@@ -153,6 +156,11 @@ GAP_TOLERANCE = 1e-7
 # models stay with the simplex: both take about a second at n = k = 6 (1722 variables), and
 # IPX without presolve stopped with status "Unknown" on a 210-variable model.
 _AUTO_IPM_BELOW = 0.25
+# From this many variables method="auto" brackets the optimum by PDHG and finishes exactly
+# from the bracket's point (see the module docstring).
+_AUTO_PDHG_MIN_VARIABLES = 10 ** 12
+# The bracket's relative width at which the exact finish starts from its PDHG point.
+FINISH_WIDTH = 1e-4
 _AUTO_IPM_MIN_VARIABLES = 5000
 # Share of the minimax bound's weights spread over every class (see _beyond_bound).
 _SPREAD = 1e-8
@@ -399,15 +407,29 @@ def realised_privacy_loss(optimum: LatticeOptimum) -> float:
     return worst
 
 
-def _certify(lp, x: np.ndarray, row_duals: np.ndarray) -> tuple[float, float, float]:
-    """``(primal value, lower bound, max violation)`` in the LP's (normalised) units.
+def _solver_duals(units: LatticeUnits, lp, row_duals: np.ndarray) -> list[LatticeDual]:
+    """A solver's multipliers of ``lp`` (the reduced LP's rows: class, privacy, then the
+    monotonicity rows of ``lp.metadata["monotone_pairs"]``) as they are, and after the
+    chain sweep of :func:`lp_models.lattice.dual_repair.repair_dual` (which makes every
+    reduced cost at least its rounding margin; either may give the better bound)."""
+    pairs = lp.metadata["monotone_pairs"]
+    head = units.classes.num_classes
+    middle = head + units.privacy[0].size
+    y, nu = row_duals[:head], row_duals[middle:]
+    return [LatticeDual(y=y, mu=row_duals[head:middle], pairs=pairs, nu=nu),
+            repair_dual(units, lp.cost, y, pairs, nu)]
 
-    The bound is :func:`lp_models.program.dual_objective` at ``row_duals`` with the
-    multipliers of inequality rows clipped at 0: a Lagrangian bound, valid for any
-    multipliers because every column is boxed (``0 <= x <= 1/m_j``)."""
-    y = np.where(np.isinf(lp.row_upper), np.maximum(row_duals, 0.0), row_duals)
-    bound, _ = dual_objective(lp, y)
-    return lp.objective_value(x), float(bound), lp.max_violation(x)
+
+def _certify(units: LatticeUnits, lp, x: np.ndarray, duals: list[LatticeDual]
+             ) -> tuple[float, float, LatticeDual, float]:
+    """``(primal value, lower bound, the dual giving it, max violation)`` in the LP's
+    (normalised) units, both values rounded in the safe direction: the value is
+    :func:`~lp_models.lattice.certificates.objective_upper`, the bound the best lattice
+    certificate :func:`~lp_models.lattice.certificates.lagrangian_bound` of ``duals``
+    (valid for any multipliers, rounding included)."""
+    bound, best = max(((lagrangian_bound(units, lp.cost, dual), i)
+                       for i, dual in enumerate(duals)))
+    return objective_upper(lp.cost, x), bound, duals[best], lp.max_violation(x)
 
 
 def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
@@ -445,6 +467,10 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
                                    "(Appendix D's LP is defined on the 2Δ-lattice)")
     started = time.perf_counter()
     if objective != "sum" or lattice != "2delta":
+        if method == "pdhg":
+            raise InvalidArgumentError("method", method, "one of auto, simplex, ipm, pdlp "
+                                       "with another objective or the Δ-lattice ('pdhg' "
+                                       "finishes the sum objective's bracket)")
         return _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance,
                              time_limit, objective, weights, lattice, started)
     # The chain dual certifies PF without an LP exactly above its threshold (lattice
@@ -453,24 +479,11 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
                     and (n <= 2 or epsilon >= chain_dual_threshold(k)))
     classes = lattice_table(n, k, "lp" if needs_lp else "recurrence")
     regular = constraints == "regular"
-    weights = class_weights(classes, weighting)
-    scale = check_finite_result(float(weights.sum()), "the number of score vectors")
-    pf = pf_lattice_probabilities(classes, epsilon)
+    check_finite_result(float(class_weights(classes, weighting).sum()),
+                        "the number of score vectors")
     units = LatticeUnits(classes, epsilon)
-    size = lattice_lp_counts(classes, regular)
-    num_rows = size[1]
-    if time_limit is not None:
-        time_limit -= time.perf_counter() - started       # building counts too
-        if time_limit <= 0:
-            raise SolverError("time limit reached while building the model",
-                              status="Time limit reached", num_rows=num_rows,
-                              num_cols=classes.num_variables, num_nonzeros=size[2],
-                              method=method)
-
+    pf = pf_lattice_probabilities(classes, epsilon)
     paper_lp = reduced_lattice_lp(n, k, epsilon, weighting, "paper", classes=classes)
-    x, certify_lp, row_duals = pf, paper_lp, None
-    status, used, pairs = "Optimal", "pf-chain-dual", None
-    chain_bound = None
     if method == "auto":
         # the chain dual made dual feasible with rounding margins and bounded by the
         # lattice certificate: dual_objective's own sum loses every digit once the
@@ -481,36 +494,108 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
         bound = lagrangian_bound(units, paper_lp.cost, dual)
         if abs(paper_lp.objective_value(pf) - bound) <= gap_tolerance * abs(
                 paper_lp.objective_value(pf)):
-            row_duals, chain_bound = dual.row_multipliers(), bound
-    if row_duals is None:
-        if method == "auto":
-            interior = (epsilon < _AUTO_IPM_BELOW
-                        and classes.num_variables >= _AUTO_IPM_MIN_VARIABLES)
-            method = "ipm" if interior else "simplex"
-        x, certify_lp, row_duals, status, used = solve_with_highs(
-            classes, epsilon, weighting, pf, regular, method, time_limit)
-        pairs = certify_lp.metadata["monotone_pairs"] if regular else None
-        x = _repaired(units, x, 0.5 * (pf + 1.0 / n), regular, status, size, used)
-    primal, bound, violation = _certify(certify_lp, x, row_duals)
-    bound = bound if chain_bound is None else chain_bound
+            return _optimum(units, weighting, constraints, pf, paper_lp, [dual], "Optimal",
+                            "pf-chain-dual", gap_tolerance, started,
+                            lattice_lp_counts(classes, regular))[0]
+        method = _auto_method(classes, epsilon)
+    deadline = None if time_limit is None else started + time_limit
+    if method == "pdhg":
+        run = bracket_lattice_lp(classes, epsilon, weighting, regular, tol=FINISH_WIDTH,
+                                 deadline=deadline)
+        return finish_bracket(run, units, weighting, constraints, deadline, gap_tolerance,
+                              started)[0]
+    solved = solve_with_highs(classes, epsilon, weighting, pf, regular, method,
+                              _remaining(deadline, classes, regular, method))
+    return _from_solver(units, weighting, constraints, solved, gap_tolerance, started)[0]
+
+
+def _auto_method(classes: LatticeClasses, epsilon: float) -> str:
+    """The solver ``method="auto"`` runs below the chain-dual threshold (see the module
+    docstring)."""
+    if classes.num_variables >= _AUTO_PDHG_MIN_VARIABLES:
+        return "pdhg"
+    if epsilon < _AUTO_IPM_BELOW and classes.num_variables >= _AUTO_IPM_MIN_VARIABLES:
+        return "ipm"
+    return "simplex"
+
+
+def _remaining(deadline, classes, regular, method) -> float | None:
+    """Seconds left until ``deadline`` (None: no limit), or :class:`SolverError` when it
+    has passed."""
+    if deadline is None:
+        return None
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        num_cols, num_rows, nonzeros = lattice_lp_counts(classes, regular)
+        raise SolverError("time limit reached before the solve", status="Time limit reached",
+                          num_rows=num_rows, num_cols=num_cols, num_nonzeros=nonzeros,
+                          method=method)
+    return left
+
+
+def finish_bracket(run, units: LatticeUnits, weighting: str, constraints: str,
+                   deadline: float | None, gap_tolerance: float = GAP_TOLERANCE,
+                   started: float | None = None) -> tuple[LatticeOptimum, LatticeDual]:
+    """The exact optimum from a bracket's run (:class:`~lp_models.lattice.bracket.BracketRun`
+    on the 2Δ-lattice's sum LP): HiGHS's simplex from the basis its PDHG point gives
+    (:func:`~optmech.lattice.solve_loop.finish_with_highs`), certified as every HiGHS
+    solve is; ``(optimum, the multipliers certifying its lower bound, in the LP's
+    normalised units)``.  Raises :class:`SolverError` when HiGHS fails, the time runs out
+    or the certificate does (the bracket then stands)."""
+    classes = units.classes
+    regular = constraints == "regular"
+    solved = finish_with_highs(classes, units.epsilon, weighting, regular, *run.iterate,
+                               run.pairs, _remaining(deadline, classes, regular, "pdhg"))
+    return _from_solver(units, weighting, constraints, solved, gap_tolerance,
+                        time.perf_counter() if started is None else started)
+
+
+def _from_solver(units, weighting, constraints, solved, gap_tolerance, started):
+    """:func:`_optimum` of a HiGHS point ``solved = (x, LP, row duals, status, method)``
+    after the repair that makes it satisfy every row exactly."""
+    x, certify_lp, row_duals, status, used = solved
+    regular = constraints == "regular"
+    size = lattice_lp_counts(units.classes, regular)
+    pf = pf_lattice_probabilities(units.classes, units.epsilon)
+    x = _repaired(units, x, 0.5 * (pf + 1.0 / units.classes.n), regular, status, size, used)
+    return _optimum(units, weighting, constraints, x, certify_lp,
+                    _solver_duals(units, certify_lp, row_duals), status, used, gap_tolerance,
+                    started, size)
+
+
+def _optimum(units: LatticeUnits, weighting: str, constraints: str, x: np.ndarray,
+             certify_lp, duals: list[LatticeDual], status: str, used: str,
+             gap_tolerance: float, started: float, size: tuple[int, int, int]
+             ) -> tuple[LatticeOptimum, LatticeDual]:
+    """The certified :class:`LatticeOptimum` of the sum LP at the point ``x`` (every row
+    checked) and the best of ``duals`` (the one certifying its lower bound); ``size`` is
+    :func:`lattice_lp_counts` of the LP.  Raises :class:`SolverError` when the gap exceeds
+    ``gap_tolerance``."""
+    classes, epsilon = units.classes, units.epsilon
+    n, k = classes.n, classes.k
+    regular = constraints == "regular"
+    primal, bound, dual, violation = _certify(units, certify_lp, x, duals)
     if regular:
         violation = max(violation, monotone_violation(units, x))
     gap = _checked_gap(primal, bound, gap_tolerance, status, size, used)
-    pf_value = paper_lp.objective_value(pf)
+    paper_lp = reduced_lattice_lp(n, k, epsilon, weighting, "paper", classes=classes)
+    scale = paper_lp.objective_scale
+    pf_value = paper_lp.objective_value(pf_lattice_probabilities(classes, epsilon))
     lam_relaxed, nu = relaxed_dual(classes, epsilon, paper_lp.cost)
     relaxed_bound = None
     if nu[classes.var_level >= 1].min(initial=0.0) >= 0:
         mu = relaxed_to_chain_multipliers(classes, epsilon, nu)
         relaxed_bound = dual_objective(paper_lp, reduced_row_duals(paper_lp, lam_relaxed, mu)
                                        )[0] * scale
-    return LatticeOptimum(
+    optimum = LatticeOptimum(
         n=n, k=k, epsilon=epsilon, weighting=weighting, constraint_set=constraints,
         probabilities=x, total_error=primal * scale, lower_bound=bound * scale, gap=gap,
         method=used, pf_optimal=bool(pf_value <= bound * (1 + gap_tolerance)),
-        num_variables=classes.num_variables, num_constraints=num_rows,
+        num_variables=classes.num_variables, num_constraints=size[1],
         solve_seconds=time.perf_counter() - started, status=status, max_violation=violation,
-        rows_generated=0 if pairs is None else int(pairs[0].size),
+        rows_generated=int(certify_lp.metadata["monotone_pairs"][0].size),
         relaxed_dual_bound=relaxed_bound, classes=classes, lp=label_reduced_rows(certify_lp))
+    return optimum, dual
 
 
 def _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance, time_limit,
@@ -584,7 +669,7 @@ def _certified_beyond(units, objective, weighting, class_weight, constraints, me
                   size, used, _ROUNDING, margin / 2)
     scale = certify_lp.objective_scale
     point = np.append(z, (errors @ z).max() / scale) if objective == "max" else z
-    primal = certify_lp.objective_value(point)
+    primal = objective_upper(certify_lp.cost, point)
     bound = _beyond_bound(units, certify_lp, row_duals, objective)
     gap = _checked_gap(primal, bound, gap_tolerance, status, size, used)
     return certify_lp, z, point, primal, bound, gap, status, used

@@ -14,15 +14,18 @@ import time
 import numpy as np
 
 from lp_models.lattice import monotonicity_pair_blocks, pair_rows, reduced_lattice_lp
+from lp_models.lattice.basis import tight_forest
 from lp_models.lattice.certificates import LatticeUnits
 from lp_models.lattice.classes import LatticeClasses
 from lp_models.program import HighsModel, SolverError
 
-__all__ = ["DUAL_SIMPLEX", "PRIMAL_SIMPLEX", "pair_keys", "solve_with_highs",
-           "violated_monotone_rows"]
+__all__ = ["DUAL_SIMPLEX", "PRIMAL_SIMPLEX", "finish_with_highs", "pair_keys",
+           "solve_with_highs", "violated_monotone_rows"]
 
 _MAX_ROUNDS = 200  # solve rounds (releases and row generation; 23 at n = k = 9)
 DUAL_SIMPLEX, PRIMAL_SIMPLEX = 1, 4  # HiGHS simplex_strategy values
+_TIGHT = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+_DEVEX = {"simplex_dual_edge_weight_strategy": 1, "simplex_primal_edge_weight_strategy": 1}
 
 
 def violated_monotone_rows(units: LatticeUnits, x: np.ndarray, present: np.ndarray,
@@ -58,39 +61,24 @@ def solve_with_highs(classes, epsilon, weighting, pf, regular, method, time_limi
 
     ``method`` is a HiGHS solver (``"simplex"``, ``"ipm"`` or ``"pdlp"``).  Simplex: every
     climbing privacy row starts *held* as an equality, which leaves exactly one point, PF
-    (recurrence (5)), the start.  Rounds: solve; release every held row whose multiplier
-    is negative (the objective improves if it goes slack; the basis stays primal feasible,
-    so primal simplex continues); else add every violated monotonicity row (the basis stays
-    dual feasible: dual simplex continues); else stop.
-    A dual-simplex round that HiGHS ends with "Solve error" is finished once by the primal
-    simplex from a fresh factorisation of its basis (see the comment in the loop).
-    The LP certified against is the last model with the held rows as the inequalities they
-    are: their multipliers are then all >= 0 up to 1e-12, so the Lagrangian bound holds for
-    it, a relaxation of the regular LP.  Few rows need releasing (eps = 0.5, n = k = 7: 214
-    of 5544 climbing rows are slack at the optimum), so the simplex walks only the short
-    way from PF.  Other methods run on the plain model, one solve per round; after the first
-    interior-point solve every round is simplex from its crossover basis.
+    (recurrence (5)), the start.  Rounds (:func:`_rounds`): solve; release every held row
+    whose multiplier is negative (the objective improves if it goes slack; the basis stays
+    primal feasible, so primal simplex continues); else add every violated monotonicity row
+    (the basis stays dual feasible: dual simplex continues); else stop.  Few rows need
+    releasing (eps = 0.5, n = k = 7: 214 of 5544 climbing rows are slack at the optimum),
+    so the simplex walks only the short way from PF.  Other methods run on the plain model,
+    one solve per round; after the first interior-point solve every round is simplex from
+    its crossover basis.
 
     Measured (eps = 0.5, no other job running): n = k = 8, 2.9 s; n = k = 9, 83 s (the
     first release round, 37 s, dominates); n = k = 10 (with a second job on the other
-    core): the first release round alone 1187 s (46050 pivots), and the solve had not
-    finished after 45 minutes.  Slower variants: rows held from level 2 only
-    and the first round presolved (4.2 s and about 150 s), the same from PF (3.4 s,
-    124 s); HiGHS's default dual simplex after releases (first release round 3.9 s against
-    0.9 s at n = k = 8) and its default steepest-edge pricing, whose weights are recomputed
-    after every change (27 s against 7 s at n = k = 8), hence Devex; the earlier one-shot
-    models re-solved from PF every round (12 s; n = k = 9 not in 750 s); one model from
-    scratch without held rows (30 s at n = k = 8).  With HiGHS's default 1e-7 tolerances
-    the returned point violates rows by ~1e-8 and its objective is off by ~1e-9 relative,
-    so the tolerances are tightened to 1e-10; the certificate, not HiGHS's status, decides
-    what is returned.  After thousands of basis updates HiGHS's primal values can still drift
-    (highspy 1.16, Appendix D's LP at n = k = 8: a sum-to-one row off by 1.2e-6 under an
-    "Optimal" status, and a certified gap of 1.7e-6), so a point that violates a row by more
-    than 1e-9 is recomputed from a fresh factorisation of its basis (``refactor_tolerance``
-    of :meth:`HighsModel.run`) before the round goes on.
+    core): the first release round alone 1187 s (46050 pivots).  Devex pricing, because
+    HiGHS's default steepest-edge weights are recomputed after every change (27 s against
+    7 s at n = k = 8).  With HiGHS's default 1e-7 tolerances the returned point violates
+    rows by ~1e-8 and its objective is off by ~1e-9 relative, so the tolerances are
+    tightened to 1e-10; the certificate, not HiGHS's status, decides what is returned.
     """
     simplex = method == "simplex"
-    num_vars = classes.num_variables
     first = second = np.zeros(0, dtype=np.int64)
     if regular and classes.k >= 1:
         # Seed with the rows "raising another item from level 1 to the top does not raise
@@ -102,18 +90,72 @@ def solve_with_highs(classes, epsilon, weighting, pf, regular, method, time_limi
         first, second = next(blocks)
     lp = reduced_lattice_lp(classes.n, classes.k, epsilon, weighting, "paper",
                             classes=classes, monotone_pairs=(first, second))
-    options = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+    options = dict(_TIGHT)
     held = np.zeros(0, dtype=np.int64)
     row_upper = lp.row_upper.copy()
     if simplex:
         held = lp.metadata["num_class_rows"] + np.flatnonzero(
             classes.var_level[lp.metadata["privacy_source"]] >= 1)
         row_upper[held] = 0.0
-        options.update(simplex_strategy=PRIMAL_SIMPLEX, simplex_dual_edge_weight_strategy=1,
-                       simplex_primal_edge_weight_strategy=1)
+        options.update(_DEVEX, simplex_strategy=PRIMAL_SIMPLEX)
     model = HighsModel(dataclasses.replace(lp, row_upper=row_upper), method,
                        presolve=False if simplex else None, options=options)
-    start, dual_round = (pf if simplex else None), False
+    return _rounds(model, lp, classes, epsilon, regular, held, (first, second),
+                   simplex, method, time_limit, start=pf if simplex else None,
+                   label=f"highs-{method}")
+
+
+def finish_with_highs(classes, epsilon, weighting, regular, point, multipliers, pairs,
+                      time_limit):
+    """The exact finish after a certified bracket: HiGHS's primal simplex from a basis read
+    off the bracket's PDHG point, then the rounds of :func:`solve_with_highs` (row
+    generation over every monotonicity row until none is violated).
+
+    ``point`` and ``multipliers`` are PDHG's primal and row values on the restricted LP
+    (Appendix D's rows plus the monotonicity rows ``pairs``, in the row order of
+    :func:`~lp_models.lattice.reduced_lattice_lp`).  The basis holds the class rows and a
+    forest of the rows the point holds tight (:func:`lp_models.lattice.basis.tight_forest`)
+    nonbasic and every column basic.  Returns what :func:`solve_with_highs` returns, with
+    the method label ``"pdhg-highs-simplex"``; the point is certified by the caller.
+    """
+    lp = reduced_lattice_lp(classes.n, classes.k, epsilon, weighting, "paper",
+                            classes=classes, monotone_pairs=pairs)
+    model = HighsModel(lp, "simplex", presolve=False,
+                       options={**_TIGHT, **_DEVEX, "simplex_strategy": PRIMAL_SIMPLEX})
+    model.set_basis(np.ones(lp.num_cols, dtype=bool),
+                    _basic_rows(lp, classes, np.asarray(point), np.asarray(multipliers)))
+    return _rounds(model, lp, classes, epsilon, regular, np.zeros(0, dtype=np.int64),
+                   tuple(np.asarray(p, dtype=np.int64) for p in pairs), True, "simplex",
+                   time_limit, label="pdhg-highs-simplex")
+
+
+def _basic_rows(lp, classes, point: np.ndarray, multipliers: np.ndarray) -> np.ndarray:
+    """Rows basic in the finish's start basis: all but the class rows and a forest of the
+    privacy and monotonicity rows tight at ``point`` (every one of them ties two variables:
+    its two nonzeros)."""
+    head = classes.num_classes
+    rows = lp.matrix.tocsr()[head:]
+    rows.sort_indices()
+    ends = rows.indptr[:-1]
+    first, second = rows.indices[ends], rows.indices[ends + 1]
+    terms = np.abs(rows.data[ends] * point[first]) + np.abs(rows.data[ends + 1] * point[second])
+    slack = (rows @ point) / np.maximum(terms, 1e-300)
+    chosen = tight_forest(first, second, slack, multipliers[head:], classes.num_variables,
+                          classes.num_variables - head)
+    basic = np.ones(lp.num_rows, dtype=bool)
+    basic[:head] = False
+    basic[head + chosen] = False
+    return basic
+
+
+def _rounds(model, lp, classes, epsilon, regular, held, pairs, simplex, method, time_limit,
+            start=None, label=""):
+    """Solve rounds on ``model`` (see :func:`solve_with_highs`) until no held row asks to
+    be released and no monotonicity row is violated; ``lp`` is the model's LP before any
+    round (its metadata), ``pairs`` the monotonicity rows it has."""
+    first, second = pairs
+    num_vars = classes.num_variables
+    dual_round = False
     deadline = None if time_limit is None else time.perf_counter() + time_limit
 
     def run(warm_start=None):
@@ -170,4 +212,4 @@ def solve_with_highs(classes, epsilon, weighting, pf, regular, method, time_limi
     row_upper[held] = np.inf
     certify_lp = dataclasses.replace(model.lp, row_upper=row_upper, metadata={
         **lp.metadata, "monotone_pairs": (first, second)})
-    return sol.x, certify_lp, sol.row_duals, sol.status, f"highs-{method}"
+    return sol.x, certify_lp, sol.row_duals, sol.status, label

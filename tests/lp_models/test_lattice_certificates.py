@@ -4,12 +4,13 @@ repair sweep (lp_models.lattice.dual_repair).
 Independent references: the LP as a sparse matrix (``reduced_lattice_lp``) with
 ``lp_models.program.dual_objective`` and ``LinearProgram.max_violation``; the exact optimum
 of ``solve_lattice`` (HiGHS, certified to 1e-7); a per-chain Python loop for the greedy
-privacy multipliers.
+privacy multipliers; exact rational sums (``fractions``).
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from lp_models.lattice.certificates import (
     LatticeUnits,
     lagrangian_bound,
     monotone_violation,
+    objective_upper,
     primal_violation,
     reduced_costs,
 )
@@ -212,3 +214,17 @@ def test_scaled_coefficients_are_normal_doubles_at_eps_700():
             assert (coef >= np.exp(-700.0) * (1 - 1e-9)).all()
             assert (coef <= largest * (1 + 1e-12)).all()
     assert (LatticeUnits.relative(classes, 700.0).class_coef == 0).any()   # deep levels
+
+
+def test_objective_upper_is_never_below_the_exact_sum():
+    """``cost @ x`` rounded upwards against the exact rational sum of the stored numbers'
+    products, for sums that cancel and for long positive sums; it stays within a few ulps
+    of the magnitudes involved."""
+    rng = np.random.default_rng(11)
+    for size, signed in ((10, True), (2000, True), (5000, False)):
+        cost = rng.uniform(-1 if signed else 0, 1, size) * 10.0 ** rng.integers(-8, 8, size)
+        x = rng.uniform(0, 1, size)
+        exact = sum(Fraction(c) * Fraction(v) for c, v in zip(cost.tolist(), x.tolist()))
+        upper = objective_upper(cost, x)
+        assert Fraction(upper) >= exact
+        assert upper - float(exact) <= 8 * 2.0 ** -52 * float(np.abs(cost * x).sum())

@@ -306,3 +306,45 @@ def test_write_into_a_missing_or_read_only_folder_says_which_and_why(tmp_path):
             lp.write(locked / "model.lp")
     finally:
         locked.chmod(0o700)
+
+
+def test_crossover_in_a_fresh_process_runs_highs_first():
+    """``Highs.crossover`` crashes a process (SIGSEGV) in which no ``Highs.run()`` happened
+    yet (highspy 1.11 to 1.16); ``HighsModel.crossover`` solves a one-column LP first.  A
+    fresh interpreter whose first HiGHS call is the crossover must therefore end normally,
+    with the hand-solved optimum of the covering LP (x = (4/5, 3/5), duals (2/5, 1/5)) as an
+    optimal basis.  In a subprocess: without the guard the test process itself would die."""
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, scipy.sparse as sp\n"
+        "from lp_models.program import HighsModel, LinearProgram\n"
+        "lp = LinearProgram(cost=[1.0, 1.0], matrix=sp.csc_matrix([[1.0, 2.0], [3.0, 1.0]]),\n"
+        "                   row_lower=[2.0, 3.0], row_upper=[np.inf, np.inf],\n"
+        "                   col_lower=[0.0, 0.0], col_upper=[10.0, 10.0])\n"
+        "model = HighsModel(lp, 'simplex')\n"
+        "print(model.crossover(np.array([0.8, 0.6]), np.array([0.4, 0.2])))\n"
+        "sol = model.run()\n"
+        "print(sol.iterations, *sol.x, *sol.row_duals)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    status, values = done.stdout.strip().splitlines()[-2:]
+    assert status == "Optimal"
+    iterations, *numbers = values.split()
+    assert int(iterations) == 0            # the crossover's basis is already optimal
+    np.testing.assert_allclose([float(v) for v in numbers], [0.8, 0.6, 0.4, 0.2], atol=1e-12)
+
+
+def test_a_basis_handed_over_is_where_the_simplex_starts():
+    """The covering LP's optimal basis (both columns basic, both rows tight) set by hand:
+    HiGHS confirms it in 0 iterations; the slack basis (both rows basic) needs pivots."""
+    model = HighsModel(covering_lp(), "simplex")
+    model.set_basis(np.array([True, True]), np.array([False, False]))
+    sol = model.run()
+    assert sol.iterations == 0
+    np.testing.assert_allclose(sol.x, [0.8, 0.6], atol=1e-12)
+    model = HighsModel(covering_lp(), "simplex")
+    model.set_basis(np.array([False, False]), np.array([True, True]))
+    assert model.run().iterations > 0

@@ -127,7 +127,7 @@ def test_bound_defaults_are_the_library_defaults():
 
 def test_bound_with_an_unreachable_tol_ends_at_the_time_limit(capsys):
     code, out, err = run(capsys, "lattice", "bound", "--n", "7", "--k", "7", "--eps", "0.5",
-                         "--tol", "1e-300", "--time-limit", "1", "--json")
+                         "--tol", "1e-15", "--time-limit", "1", "--json")
     payload = json.loads(out)
     assert code == 0 and payload["status"] == "time_limit"
     assert payload["lower"] <= solve_lattice(7, 7, 0.5).total_error <= payload["upper"]
@@ -137,7 +137,7 @@ def test_bound_with_an_unreachable_tol_ends_at_the_time_limit(capsys):
 def test_bound_reports_the_current_bracket_on_stderr(capsys, monkeypatch):
     monkeypatch.setenv("OPTMECH_PROGRESS_SECONDS", "0.2")
     code, _, err = run(capsys, "lattice", "bound", "--n", "8", "--k", "8", "--eps", "0.5",
-                       "--tol", "1e-300", "--time-limit", "2", "--json")
+                       "--tol", "1e-15", "--time-limit", "3", "--mechanisms", "pf", "--json")
     assert code == 0 and without_status(err) == []
     lines = [line for line in err.splitlines() if "lattice bound n=8 k=8 eps=0.5" in line]
     assert lines and all(STATUS_LINE.match(line) for line in lines)
@@ -163,6 +163,8 @@ def test_ratio_bound_has_a_time_limit_per_point(capsys, monkeypatch):
 @pytest.mark.parametrize("argv", [
     ["lattice", "bound", "--n", "4", "--k", "4", "--eps", "0.5", "--tol", "0"],
     ["lattice", "bound", "--n", "4", "--k", "4", "--eps", "0.5", "--tol", "1"],
+    ["lattice", "bound", "--n", "4", "--k", "4", "--eps", "0.5", "--tol", "1e-16"],
+    ["lattice", "bound", "--n", "12", "--k", "12", "--eps", "0.5", "--time-limit", "10"],
     ["lattice", "bound", "--n", "4", "--k", "4", "--eps", "0.5", "--time-limit", "-1"],
     ["lattice", "bound", "--n", "1", "--k", "4", "--eps", "0.5"],
     ["lattice", "bound", "--n", "40", "--k", "40", "--eps", "0.5"],
@@ -172,6 +174,42 @@ def test_bound_bad_input_is_one_line_exit_2(capsys, argv):
     code, _, err = run_cli_error(capsys, *argv)
     assert code == 2
     assert err.count("\n") == 1 and "Traceback" not in err
+    if "1e-16" in argv:
+        assert "--tol" in err and "1e-15" in err
+    if "10" in argv:
+        assert "--time-limit" in err
+
+
+def test_bound_exact_finishes_the_bracket(capsys):
+    code, out, _ = run(capsys, "lattice", "bound", "--n", "5", "--k", "5", "--eps", "0.5",
+                       "--exact", "--mechanisms", "pf", "--json")
+    assert code == 0
+    payload = json.loads(out)
+    optimum = solve_lattice(5, 5, 0.5)
+    assert payload["status"] == "exact" and payload["relative_width"] <= 1e-9
+    assert payload["upper"] == pytest.approx(optimum.total_error, rel=1e-9)
+    lo, hi = payload["ratios"]["pf"]            # PF's total over OPT, OPT in solve's bracket
+    pf_total = optimality_ratio(PermuteAndFlip(0.5), optimum) * optimum.total_error
+    assert lo <= pf_total / optimum.lower_bound and pf_total / optimum.total_error <= hi
+
+
+def test_bound_time_limit_covers_the_ratios(capsys, monkeypatch):
+    """The exact errors of the mechanisms are computed first, within --time-limit: when it
+    passes during them the command stops there (exit 1, one line) instead of running on."""
+    import optmech.lattice.ratios as ratios
+
+    monkeypatch.setattr(ratios, "_LAPLACE_CLASSES", 1)
+    real = ratios.laplace_level_probabilities
+
+    def slow(*args, **kwargs):        # a work limit, not a clock: the deadline has passed
+        monkeypatch.setattr(ratios.time, "perf_counter", lambda: float("inf"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ratios, "laplace_level_probabilities", slow)
+    code, out, err = run(capsys, "lattice", "bound", "--n", "4", "--k", "4", "--eps", "0.5",
+                         "--time-limit", "60")
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "time limit reached" in err and "rnm_laplace" in err
 
 
 def test_ratio_bound_gives_pairs_and_a_band_plot(capsys, tmp_path):

@@ -19,6 +19,7 @@ from optmech.lattice.bound import (
     LatticeBracket,
     bound_lattice,
     bound_sweep,
+    bound_with_ratios,
     bracket_ratios,
 )
 from optmech.lattice.optimum import realised_privacy_loss, solve_lattice
@@ -120,10 +121,12 @@ def test_sweep_gives_bands_around_the_exact_ratios(tmp_path):
     (band,) = bands
     assert band.ratios["pf"].shape == (3, 2) and band.status == ("converged",) * 3
     for i, eps in enumerate(band.epsilons):
-        exact = optimality_ratios(solve_lattice(4, 3, eps), ["pf", "em"])
-        for name in ("pf", "em"):
+        optimum = solve_lattice(4, 3, eps)
+        exact = optimality_ratios(optimum, ["pf", "em"])
+        for name in ("pf", "em"):      # T / OPT with OPT in the optimum's own bracket
             lo, hi = band.ratios[name][i]
-            assert lo <= exact[name] <= hi
+            assert lo <= exact[name] * optimum.total_error / optimum.lower_bound
+            assert exact[name] <= hi
     again = bound_sweep([4], [3], [0.2, 0.5, 1.5], mechanisms=["pf", "em"], tol=1e-5,
                         cache_dir=tmp_path)[0]
     assert np.array_equal(again.ratios["pf"], band.ratios["pf"])
@@ -244,3 +247,55 @@ def test_precision_follows_the_tolerance(monkeypatch, tol, dtype):
     monkeypatch.setattr(bracketing._Bracketing, "__init__", init)
     assert bracketing.bracket_lattice_lp(lattice_classes(4, 4), 0.5, tol=tol).converged
     assert seen == [dtype]
+
+
+@pytest.mark.parametrize("n, k, eps", [(5, 5, 0.5), (6, 4, 0.3)])
+def test_the_exact_finish_gives_the_certified_optimum(n, k, eps):
+    """``exact=True``: the bracket at width 1e-4 is finished by HiGHS's simplex from its
+    PDHG point; against the exact optimum of ``solve_lattice`` (its own HiGHS path)."""
+    bracket = bound_lattice(n, k, eps, exact=True)
+    optimum = solve_lattice(n, k, eps)
+    assert bracket.status == "exact" and bracket.relative_width <= 1e-9
+    assert bracket.lower <= optimum.total_error * (1 + 1e-9)
+    assert bracket.upper == pytest.approx(optimum.total_error, rel=1e-9)
+    full = reduced_lattice_lp(n, k, eps, constraints="regular")
+    assert full.max_violation(bracket.probabilities) <= 1e-12
+    cost = variable_costs(bracket.classes, "lattice") / bracket.objective_scale
+    assert lagrangian_bound(LatticeUnits(bracket.classes, eps), cost, bracket.dual) \
+        * bracket.objective_scale == pytest.approx(bracket.lower, rel=1e-12)
+
+
+def test_a_failed_finish_leaves_the_certified_bracket(monkeypatch):
+    import optmech.lattice.optimum as optimum_module
+
+    def fail(*args, **kwargs):
+        raise optimum_module.SolverError("forced", status="Time limit reached", num_rows=1,
+                                         num_cols=1, num_nonzeros=None, method="pdhg")
+
+    monkeypatch.setattr(optimum_module, "finish_with_highs", fail)
+    bracket = bound_lattice(5, 5, 0.5, exact=True)
+    assert bracket.status == "converged" and bracket.relative_width <= 1e-4
+    assert bracket.lower <= solve_lattice(5, 5, 0.5).total_error <= bracket.upper
+
+
+def test_a_tolerance_finer_than_double_precision_certifies_is_refused():
+    with pytest.raises(InvalidArgumentError, match="tol"):
+        bound_lattice(4, 4, 0.5, tol=1e-16)
+    with pytest.raises(InvalidArgumentError, match="tol"):
+        bound_sweep([4], [4], [0.5], tol=1e-300)
+
+
+def test_a_time_limit_shorter_than_building_the_bracket_is_refused_up_front():
+    """n = k = 12 (9.1 million variables): building the table and certifying take far more
+    than 10 s; refused before anything is built."""
+    with pytest.raises(InvalidArgumentError, match="time_limit"):
+        bound_lattice(12, 12, 0.5, time_limit=10)
+
+
+def test_the_ratios_come_first_and_stop_at_the_deadline():
+    from optmech.lattice.ratios import mechanism_totals
+
+    with pytest.raises(TimeoutError, match="rnm_laplace"):
+        mechanism_totals(["rnm_laplace"], 0.5, 5, 5, "lattice", deadline=time.perf_counter())
+    bracket, ratios = bound_with_ratios(5, 5, 0.5, ["pf", "em"], tol=1e-4)
+    assert ratios == bracket_ratios(bracket, ["pf", "em"])

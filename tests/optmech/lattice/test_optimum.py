@@ -116,3 +116,34 @@ def test_optimum_class_errors_sum_to_the_total():
 
     weights = class_weights(optimum.classes, "cube")
     assert weights @ optimum.class_errors() == pytest.approx(optimum.total_error, rel=1e-12)
+
+
+@pytest.mark.parametrize("n, k, eps, constraints", [(6, 6, 0.5, "regular"),
+                                                    (6, 4, 0.3, "regular"),
+                                                    (5, 5, 0.2, "paper")])
+def test_the_exact_finish_from_the_bracket_matches_a_direct_solve(n, k, eps, constraints):
+    """method="pdhg": the certified bracket's PDHG point, HiGHS's simplex from the basis it
+    gives, row generation; the optimum of the whole LP solved directly by ``solve``."""
+    optimum = solve_lattice(n, k, eps, constraints=constraints, method="pdhg")
+    assert optimum.method == "pdhg-highs-simplex" and optimum.status == "Optimal"
+    lp = reduced_lattice_lp(n, k, eps, constraints=constraints)
+    direct = solve(lp, "simplex", options=TIGHT, feasibility_tolerance=1e-12)
+    assert optimum.total_error == pytest.approx(lp.objective_in_units(direct.objective),
+                                                rel=1e-9)
+    assert optimum.gap <= 1e-9 and lp.max_violation(optimum.probabilities) <= 1e-12
+
+
+@pytest.mark.parametrize("eps", [4.049868530863594e-09, 8.150070916407448e-09])
+def test_the_lower_bound_is_rounded_down_and_the_value_up(eps):
+    """n = 3, k = 2 at the tiny eps of the documented grid: the lower bound came out one ulp
+    above the value (both summed in plain double); both are now rounded the safe way."""
+    optimum = solve_lattice(3, 2, eps)
+    assert optimum.lower_bound <= optimum.objective_value
+    lp = reduced_lattice_lp(3, 2, eps)
+    assert optimum.objective_value >= lp.objective_in_units(lp.objective_value(
+        optimum.probabilities))
+
+
+def test_the_exact_finish_is_for_the_sum_objective():
+    with pytest.raises(InvalidArgumentError, match="method"):
+        solve_lattice(3, 3, 0.5, objective="max", method="pdhg")
