@@ -50,6 +50,7 @@ __all__, __getattr__, __dir__ = _lazy_exports(__name__, {
     "lp_models.lattice.model": (
         "CONSTRAINTS", "LATTICES", "WEIGHTINGS", "class_weights", "delta_lattice_lp",
         "full_lattice_lp", "level_error", "monotonicity_pair_blocks", "monotonicity_pairs",
+        "monotonicity_row_count",
         "pair_rows", "privacy_pairs", "reduced_lattice_lp", "relaxed_lattice_lp",
         "scaled_coefficients", "variable_costs",
     ),

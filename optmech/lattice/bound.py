@@ -176,9 +176,10 @@ def bound_lattice(n: int, k: int, epsilon: float, *, tol: float = DEFAULT_TOL,
     ``exact``, a bracket that reached :data:`FINISH_WIDTH` is finished by HiGHS's simplex
     from its PDHG point (:func:`optmech.lattice.optimum.finish_bracket`) in the time left:
     status ``"exact"``, the certified optimum (also when the bracket itself is that narrow);
-    if the finish fails or runs out of time, the certified bracket as without it.  The current bracket is reported through
-    :func:`optmech.progress.progress` (a status line on stderr when the ``optmech`` command
-    runs); ``log``: a callable receiving one line per improvement.  Raises
+    if the finish fails or runs out of time, the certified bracket as without it.  The
+    current bracket is reported through :func:`optmech.progress.progress` (a status line on
+    stderr when the ``optmech`` command runs); ``log``: a callable receiving one line per
+    improvement.  Raises
     :class:`SolverError` if a certificate fails (a bug, never expected).
     """
     n, k, epsilon, tol, time_limit = _check_bound(n, k, epsilon, tol, time_limit, weighting,

@@ -1,9 +1,36 @@
 """The HiGHS rounds behind :func:`optmech.lattice.optimum.solve_lattice`: held climbing rows
-released by their multipliers, and monotonicity rows added by row generation.
+released by their multipliers, and monotonicity rows added by row generation; from PF
+(:func:`solve_with_highs`) or from the basis a certified bracket's PDHG point gives (the
+exact finish, :func:`finish_with_highs`).
 
-Permute-and-flip paper, Appendix D (the reduced LP of :mod:`lp_models.lattice`).  The point
-returned here is not yet certified: :func:`~optmech.lattice.optimum.solve_lattice` repairs
-it, checks it against every row and recomputes the dual bound.
+Permute-and-flip paper, Appendix D (the reduced LP of :mod:`lp_models.lattice`).  One
+:class:`~lp_models.program.HighsModel` is kept between rounds, so HiGHS re-optimises from its
+last basis: primal simplex after rows are released (the basis stays primal feasible), dual
+simplex after rows are added (it stays dual feasible).  Each measured choice:
+
+* Devex pricing: HiGHS's default steepest-edge weights are recomputed after every change
+  (27 s against 7 s at n = k = 8, eps = 0.5), and for a basis handed over they are
+  computed from scratch (after a crossover at n = k = 8: 10.0 CPU s for the first 170
+  pivots, against 1.9 CPU s with Devex).
+* Tolerances 1e-10: with HiGHS's default 1e-7 the returned point violates rows by ~1e-8
+  and its objective is off by ~1e-9 relative; the certificate, not HiGHS's status, decides
+  what is returned.
+* A final basis whose values drifted (a sum-to-one row off by 1.2e-6 under "Optimal",
+  highspy 1.16, n = k = 8) is factorised afresh (``refactor_tolerance`` of
+  :meth:`~lp_models.program.HighsModel.run`) before the round goes on.
+* The exact finish runs HiGHS's *primal* simplex from a basis the PDHG point gives: its
+  crossover, or a forest of the rows tight at it (:mod:`lp_models.lattice.basis`; see
+  :data:`CROSSOVER_MAX_VARIABLES`).  From the forest at n = k = 8, eps = 0.5, one bracket at
+  width 9e-5: 1,338 pivots and 3.1 CPU s, against 5,309 pivots and 14.8 CPU s for the dual
+  simplex and 1,723 pivots and 24.8 CPU s with steepest-edge pricing.  The pivots a finish
+  needs grow about five times per step of n = k (339, 1,910, 9,762 from n = k = 7 to 9),
+  about as fast as from PF's basis: the point, at width 1e-4 in single precision, does not
+  tell which of the rows tight at the degenerate optimum (6,213 for 5,544 places at
+  n = k = 7) belong to an optimal basis; from a double-precision point at width 4e-7 the
+  finish at n = k = 8 took 263 pivots, but PDHG took 77 CPU s to get there.
+
+The point returned here is not yet certified: :mod:`optmech.lattice.optimum` repairs it,
+checks it against every row and recomputes the dual bound.
 """
 
 from __future__ import annotations
@@ -19,12 +46,20 @@ from lp_models.lattice.certificates import LatticeUnits
 from lp_models.lattice.classes import LatticeClasses
 from lp_models.program import HighsModel, SolverError
 
-__all__ = ["DUAL_SIMPLEX", "PRIMAL_SIMPLEX", "finish_with_highs", "pair_keys",
-           "solve_with_highs", "violated_monotone_rows"]
+__all__ = ["CROSSOVER_MAX_VARIABLES", "DUAL_SIMPLEX", "PRIMAL_SIMPLEX", "finish_with_highs",
+           "pair_keys", "solve_with_highs", "violated_monotone_rows"]
 
 _MAX_ROUNDS = 200  # solve rounds (releases and row generation; 23 at n = k = 9)
 DUAL_SIMPLEX, PRIMAL_SIMPLEX = 1, 4  # HiGHS simplex_strategy values
 _TIGHT = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+# Up to this many variables the exact finish starts from HiGHS's crossover of the PDHG point,
+# beyond from a forest of its tight rows.  Measured at eps = 0.5 from one bracket each at
+# width 1e-4 (CPU s of the crossover and the simplex rounds after it, against the forest):
+# n = k = 7, 0.0 s and 1 pivot against 0.2 s and 339; n = k = 8, 3.0 s and 1,517 against 4.6
+# s and 1,910; n = k = 9 (127,270 variables), 92 s and 9,107 against 104 s and 9,762; at
+# n = k = 10 the crossover took 192 s of pushes and the simplex started from its basis with
+# 784,452 infeasibilities (830,686 rows).
+CROSSOVER_MAX_VARIABLES = 200_000
 _DEVEX = {"simplex_dual_edge_weight_strategy": 1, "simplex_primal_edge_weight_strategy": 1}
 
 
@@ -113,20 +148,29 @@ def finish_with_highs(classes, epsilon, weighting, regular, point, multipliers, 
 
     ``point`` and ``multipliers`` are PDHG's primal and row values on the restricted LP
     (Appendix D's rows plus the monotonicity rows ``pairs``, in the row order of
-    :func:`~lp_models.lattice.reduced_lattice_lp`).  The basis holds the class rows and a
-    forest of the rows the point holds tight (:func:`lp_models.lattice.basis.tight_forest`)
-    nonbasic and every column basic.  Returns what :func:`solve_with_highs` returns, with
-    the method label ``"pdhg-highs-simplex"``; the point is certified by the caller.
+    :func:`~lp_models.lattice.reduced_lattice_lp`).  Up to :data:`CROSSOVER_MAX_VARIABLES`
+    HiGHS's crossover turns them into a basis
+    (:meth:`~lp_models.program.HighsModel.crossover`); beyond, the basis holds the class
+    rows and a forest of the rows the point holds tight
+    (:func:`lp_models.lattice.basis.tight_forest`) nonbasic and every column basic.  Returns
+    what :func:`solve_with_highs` returns, with the method label ``"pdhg-crossover"`` or
+    ``"pdhg-forest"``; the point is certified by the caller.
     """
     lp = reduced_lattice_lp(classes.n, classes.k, epsilon, weighting, "paper",
                             classes=classes, monotone_pairs=pairs)
     model = HighsModel(lp, "simplex", presolve=False,
                        options={**_TIGHT, **_DEVEX, "simplex_strategy": PRIMAL_SIMPLEX})
-    model.set_basis(np.ones(lp.num_cols, dtype=bool),
-                    _basic_rows(lp, classes, np.asarray(point), np.asarray(multipliers)))
+    point, multipliers = np.asarray(point), np.asarray(multipliers)
+    if classes.num_variables <= CROSSOVER_MAX_VARIABLES:
+        model.crossover(point, multipliers)
+        label = "pdhg-crossover"
+    else:
+        model.set_basis(np.ones(lp.num_cols, dtype=bool),
+                        _basic_rows(lp, classes, point, multipliers))
+        label = "pdhg-forest"
     return _rounds(model, lp, classes, epsilon, regular, np.zeros(0, dtype=np.int64),
                    tuple(np.asarray(p, dtype=np.int64) for p in pairs), True, "simplex",
-                   time_limit, label="pdhg-highs-simplex")
+                   time_limit, label=label)
 
 
 def _basic_rows(lp, classes, point: np.ndarray, multipliers: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ from lp_models.lattice import (
     class_weights,
     full_lattice_lp,
     monotonicity_pairs,
+    monotonicity_row_count,
     reduced_lattice_lp,
     relaxed_lattice_lp,
 )
@@ -159,6 +160,16 @@ def test_pf_is_feasible_and_strictly_monotone():
     assert lp.max_violation(x) < 1e-15
     a, b = monotonicity_pairs(classes)
     assert (x[a] - x[b] > 0).all()
+
+
+@pytest.mark.parametrize("n, k", [(2, 1), (2, 5), (3, 3), (5, 2), (6, 6)])
+def test_monotonicity_rows_are_counted_without_finding_them(n, k):
+    """Against the pairs themselves, and against the rows of the reduced regular LP."""
+    classes = lattice_classes(n, k)
+    count = monotonicity_row_count(classes)
+    assert count == monotonicity_pairs(classes)[0].size
+    lp = reduced_lattice_lp(n, k, 0.5, constraints="regular", classes=classes)
+    assert count == lp.num_rows - classes.num_classes - lp.metadata["num_privacy_rows"]
 
 
 @pytest.mark.parametrize("k", [2, 3, 5])

@@ -118,14 +118,20 @@ def test_optimum_class_errors_sum_to_the_total():
     assert weights @ optimum.class_errors() == pytest.approx(optimum.total_error, rel=1e-12)
 
 
-@pytest.mark.parametrize("n, k, eps, constraints", [(6, 6, 0.5, "regular"),
-                                                    (6, 4, 0.3, "regular"),
-                                                    (5, 5, 0.2, "paper")])
-def test_the_exact_finish_from_the_bracket_matches_a_direct_solve(n, k, eps, constraints):
-    """method="pdhg": the certified bracket's PDHG point, HiGHS's simplex from the basis it
-    gives, row generation; the optimum of the whole LP solved directly by ``solve``."""
+@pytest.mark.parametrize("n, k, eps, constraints, start", [
+    (6, 6, 0.5, "regular", "crossover"), (6, 4, 0.3, "regular", "forest"),
+    (5, 5, 0.2, "paper", "crossover"), (5, 5, 0.2, "paper", "forest")])
+def test_the_exact_finish_from_the_bracket_matches_a_direct_solve(monkeypatch, n, k, eps,
+                                                                  constraints, start):
+    """method="pdhg": the certified bracket's PDHG point, HiGHS's simplex from the basis its
+    crossover or the forest of its tight rows gives, row generation; the optimum of the
+    whole LP solved directly by ``solve``."""
+    import optmech.lattice.solve_loop as solve_loop
+
+    if start == "forest":
+        monkeypatch.setattr(solve_loop, "CROSSOVER_MAX_VARIABLES", 0)
     optimum = solve_lattice(n, k, eps, constraints=constraints, method="pdhg")
-    assert optimum.method == "pdhg-highs-simplex" and optimum.status == "Optimal"
+    assert optimum.method == f"pdhg-{start}" and optimum.status == "Optimal"
     lp = reduced_lattice_lp(n, k, eps, constraints=constraints)
     direct = solve(lp, "simplex", options=TIGHT, feasibility_tolerance=1e-12)
     assert optimum.total_error == pytest.approx(lp.objective_in_units(direct.objective),
