@@ -30,8 +30,11 @@ of iterates that stop improving at a relative accuracy of about 1e-6.
 Nothing here is certified: PDHG's iterates satisfy the rows only in the limit.  Callers turn
 them into bounds with their own certificates (for the lattice LP:
 :mod:`lp_models.lattice.certificates`).  Cost per step: two sparse products with ``A`` (held
-in CSR form with its transpose) and about 20 vector operations; memory about three copies of
-``A`` and 15 vectors of the size of ``x`` or ``y``.
+in CSR form, read as CSC for the transpose) and about 20 vector operations; memory about
+three copies of ``A`` and 15 vectors of the size of ``x`` or ``y``.  Rows with two entries
+(the lattice LP's privacy and monotonicity rows) stay in the CSR matrix: products from
+their index arrays by numpy's gathers and scatters took 24 ms against 11 ms for scipy's
+kernels (n = k = 10 of the lattice LP, its 3.1 million monotonicity rows, single precision).
 """
 
 from __future__ import annotations

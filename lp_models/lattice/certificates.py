@@ -63,7 +63,9 @@ coefficients as stored, not just up to rounding.  Cost ``O(V + rows given)``.
 Primal check (:func:`primal_violation`): the largest violation of any class row, privacy
 row, *every* monotonicity row of the regular LP (generated block by block by
 :func:`lp_models.lattice.monotonicity_pair_blocks`, never all held at once: 62.8 million
-at n = k = 12) and of ``x >= 0``, absolute (the values are probabilities).
+at n = k = 12) and of ``x >= 0``, absolute (the values are probabilities).  The value of a
+checked point is reported rounded upwards (:func:`objective_upper`), so that no lower bound
+exceeds it by rounding.
 
 Primal repair (:func:`repair_primal`): clip at 0, renormalise each class, then mix with a
 strictly feasible anchor (e.g. ``(uniform + PF) / 2``) by the smallest common weight that

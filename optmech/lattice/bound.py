@@ -19,10 +19,25 @@ row of the LP — class rows, privacy rows and every monotonicity row of the reg
 by :func:`lp_models.lattice.certificates.primal_violation`; :meth:`LatticeBracket.mechanism`
 is that point as a mechanism, whose realised privacy loss
 :func:`optmech.lattice.optimum.realised_privacy_loss` measures independently of the LP.
+``U`` is its value rounded upwards, so ``L <= U`` holds in floating point, not just up to
+rounding; a ``tol`` below :data:`MIN_TOL` (1e-15) could never be certified and is refused.
+
+``exact=True`` finishes a bracket that reached :data:`~optmech.lattice.optimum.FINISH_WIDTH`
+by HiGHS's simplex from its PDHG point (:func:`optmech.lattice.optimum.finish_bracket`):
+status ``"exact"`` with the certified optimum, or the bracket when HiGHS fails or the time
+runs out.
+
+Time.  ``time_limit`` bounds the whole call: PF's point is checked against every row first,
+and what that took, twice over, is kept back for the final certificates; the loop and the
+exact finish stop that much before the limit.  :func:`bound_with_ratios` (the ``optmech
+lattice bound`` command) computes the mechanisms' exact errors before the bracket, within the
+same limit (they cannot be cut short and would otherwise run after it: ``--n 100 --k 3
+--eps 1 --time-limit 30`` took 139 s).  A limit below what building and certifying the
+bracket takes (:data:`_SECONDS_PER_VARIABLE`, measured at n = k = 12) is refused up front.
 
 Cost: measured on a shared 2-core machine (``benchmarks/results/lattice_bound.md``), eps = 0.5:
-n = k = 8 to width 1e-4 in about 8 s, n = k = 9 in about 40 s, n = k = 10 in about 3 minutes
-of CPU time; memory grows linearly with the number of variables.
+n = k = 8 to width 1e-4 in about 5 CPU s, n = k = 9 in about 25, n = k = 10 in about 150;
+memory grows linearly with the number of variables.
 """
 
 from __future__ import annotations

@@ -7,9 +7,15 @@ in :mod:`optmech.lattice.solve_loop`, the ratios of mechanisms against the optim
 
 :func:`solve_lattice` returns a :class:`LatticeOptimum` whose value is *certified*: a primal
 point that satisfies every row of the LP (checked here with numpy, including all
-monotonicity rows of the regular LP) and a lower bound recomputed by
-:func:`lp_models.program.dual_objective` from row multipliers; the relative gap must be at
-most ``gap_tolerance`` (1e-7) or :class:`~lp_models.program.SolverError` is raised.
+monotonicity rows of the regular LP), its value rounded upwards
+(:func:`lp_models.lattice.certificates.objective_upper`), and a lower bound recomputed from
+row multipliers by the lattice certificate
+(:func:`lp_models.lattice.certificates.lagrangian_bound`, rounded downwards; the better of
+the multipliers as given and after the chain sweep of
+:func:`lp_models.lattice.dual_repair.repair_dual`); the relative gap must be at most
+``gap_tolerance`` (1e-7) or :class:`~lp_models.program.SolverError` is raised.  Both are
+rounded the safe way because, summed in plain double, the bound came out one ulp above the
+value (n = 3, k = 2, eps = 4.05e-9).
 
 How the optimum is found (``method="auto"``):
 
@@ -40,20 +46,21 @@ LP solve whose cost grows faster than quadratically (a change of the basis propa
 through every layer of the recurrence): at eps = 0.5, n = k = 8 takes 3 to 5 s and
 n = k = 9 80 to 150 s (``benchmarks/results/lattice.md``), so n = k = 10 at eps = 0.5 is
 out of reach; just below the threshold it is certified (eps = 0.68, 0.6827, 0.69: 202,
-214, 287 s).  Smaller eps is slower: at n = k = 8, 160 s at eps = 0.2
-(interior point; the held-row simplex takes 1060 s) and 464 s at eps = 0.05.  Measured
-and slower at eps = 0.5: IPX (7.8 s at n = k = 8 without monotonicity rows, then 50 s only
-to build its preconditioning basis at n = k = 9), PDLP (73 s at n = k = 8 for a 6e-8 gap)
-and Clarabel's interior point (369 s at n = k = 8).  Eliminating privacy rows by
-substitution does not help either (Appendix D's LP, n = k = 8, against about 5 s for the
-held-row simplex): with the climbing rows eliminated (``x`` = climbing slacks plus the top
-value they lead to; 9867 rows instead of 33891) the primal simplex from PF takes 6.0 s (and
-more than 3 minutes at n = k = 9) and IPX 5.3 s (104 s at n = k = 9); with every privacy row
-eliminated (one row per class, columns up to 2k + 1 long) 15 s and 135 s, because the
-basis factors fill in.
+214, 287 s).  Smaller eps is slower: at n = k = 8, 160 s at eps = 0.2 (interior point; the
+held-row simplex takes 1060 s) and 464 s at eps = 0.05.  Every other method measured was
+slower at eps = 0.5 (IPX, PDLP, Clarabel, privacy rows eliminated by substitution: the
+numbers are in the changelog).
 
-Other ``method`` values (``"simplex"``, ``"ipm"``, ``"pdlp"``) skip step 1 and run that HiGHS
-solver on the reduced LP (a cross-check; PDLP rarely reaches the 1e-7 certificate).
+``method="pdhg"`` is the *exact finish*: the certified bracket of
+:mod:`lp_models.lattice.bracket` to width :data:`FINISH_WIDTH`, then HiGHS's simplex from the
+basis its PDHG point gives and row generation
+(:func:`~optmech.lattice.solve_loop.finish_with_highs`, :func:`finish_bracket`; what
+``bound_lattice(..., exact=True)`` runs), certified like step 2.  ``"auto"`` does not use it:
+it was not faster than step 2 where both were measured (eps = 0.5: n = k = 8, 5 + 3 CPU s
+against 3 to 5 s; n = k = 9, 25 + 92 against 80 to 150 s), since its simplex still needs
+about as many pivots as from PF.  Other ``method`` values (``"simplex"``, ``"ipm"``,
+``"pdlp"``) skip step 1 and run that HiGHS solver on the reduced LP (a cross-check; PDLP
+rarely reaches the 1e-7 certificate).
 
 Beyond the paper's setting (``objective="max"`` or ``"weighted"``, ``lattice="delta"``;
 :mod:`optmech.lattice.objectives`): step 1 does not apply (the chain dual certifies PF for
