@@ -286,8 +286,8 @@ def test_the_signing_key_is_private_and_made_once(tmp_path, monkeypatch):
 def test_temporary_files_of_killed_sweeps_are_removed(tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir()
-    dead = cache / f"{'0' * 64}.json.tmp999999999"        # no such process
-    alive = cache / f"{'1' * 64}.json.tmp1"                 # init is always running
+    dead = cache / ".optmech-999999999-0123456789ab.part"   # no such process
+    alive = cache / ".optmech-1-0123456789ab.part"           # init is always running
     dead.write_text("{")
     alive.write_text("{")
     run_sweep(pf_error_cell, CELLS[:1], cache_dir=cache)
