@@ -71,8 +71,8 @@ def _cache_secret() -> bytes:
         except (_Damaged, OSError) as error:
             why = error.strerror if isinstance(error, OSError) else str(error)
             raise InvalidArgumentError(
-                "cache_dir", str(path), f"usable with a signing key file that is a regular "
-                f"file of 32 to 1024 bytes (the key file is {why}; delete it to have a new one "
+                "cache_dir", str(path), f"usable with its signing key file {str(path)!r}, "
+                f"a regular file of 32 to 1024 bytes (it is {why}; delete it to have a new one "
                 "made, or set OPTMECH_CACHE_KEY to another file)") from None
         if secret is not None:
             if len(secret) < 32:
