@@ -2,7 +2,6 @@
 planted inside an output folder are replaced (their targets untouched), a link the user
 names is refused before any work (exit 2), and a full disk leaves no file behind."""
 
-import json
 import os
 import signal
 import subprocess
