@@ -8,7 +8,6 @@ import subprocess
 import sys
 import threading
 
-
 from optmech import progress as progress_module
 from optmech.progress import progress, reporting
 from tests.cli_helpers import without_status
