@@ -26,6 +26,7 @@ from pathlib import Path
 from benchmarks import _report
 from benchmarks._claims import CLAIM_LINE
 from benchmarks._timing import SYSTEM_CLOCK
+from lp_models.atomic import write_text
 
 HERE = Path(__file__).resolve().parent
 
@@ -85,7 +86,7 @@ def collect(folder: Path, target: Path, names: list[str], seconds: dict[str, flo
             lines += [f"From `{table.name}`:", "", *claims, ""]
     for table in tables:
         lines += [table.read_text().rstrip(), ""]
-    target.write_text("\n".join(lines))
+    write_text(target, "\n".join(lines))
     return len(tables)
 
 

@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from lp_models.atomic import write_text
 from optmech.tables import markdown_table
 
 __all__ = ["CLAIM_LINE", "Claim", "compare", "parse_claims", "read_claims"]
@@ -95,7 +96,7 @@ def main(argv=None) -> int:
     text = "\n".join(lines) + "\n"
     print(text)
     if args.write:
-        args.write.write_text(text)
+        write_text(args.write, text)
     return 1 if failures else 0
 
 

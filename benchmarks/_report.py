@@ -42,6 +42,7 @@ from benchmarks._timing import (
     ratio,
     settings,
 )
+from lp_models.atomic import write_text
 from optmech.tables import markdown_table
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -194,7 +195,7 @@ def write_table(name: str, title: str, headers: Sequence[str], rows: Sequence[Se
     folder = results_folder(_session.quick)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.md"
-    path.write_text(text)
+    write_text(path, text)
     print(text, flush=True)
     _session.load_mark = load_average()
     return path

@@ -40,6 +40,7 @@ from benchmarks._report import (
     write_table,
 )
 from benchmarks._timing import SYSTEM_CLOCK, Runs, format_number
+from lp_models.atomic import write_text
 
 RECORDS = "lattice_bound.jsonl"       # every run, in the results folder of the run
 FULL_SIZES = (8, 9, 10)
@@ -161,8 +162,8 @@ def _measure(records: Path, *args: str) -> dict:
                                      ).strip().splitlines()[-1])
     record["revision"] = _revision()
     records.parent.mkdir(parents=True, exist_ok=True)
-    with records.open("a") as out:
-        out.write(json.dumps(record) + "\n")
+    earlier = records.read_text() if records.is_file() else ""
+    write_text(records, earlier + json.dumps(record) + "\n")   # whole, never through a link
     return record
 
 

@@ -170,12 +170,15 @@ def _csv_cell(value: Any) -> str:
 
 def write_csv(path, records: Sequence[dict]) -> Path:
     """Write ``records`` (one dict per row) to ``path`` as CSV with a header row (columns in
-    the order first seen; a key missing from a row is an empty cell).  Returns the path."""
+    the order first seen; a key missing from a row is an empty cell), whole or not at all
+    (:mod:`lp_models.atomic`).  Returns the path."""
     import csv
+
+    from lp_models.atomic import atomic_write
 
     path = Path(path)
     columns = _columns(records)
-    with open(path, "w", newline="", encoding="utf-8") as handle:
+    with atomic_write(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(columns)
         writer.writerows([_csv_cell(record.get(c)) for c in columns] for record in records)

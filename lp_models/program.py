@@ -48,6 +48,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from lp_models import labels
+from lp_models.atomic import atomic_path
 from lp_models.display import Displayed
 from lp_models.labels import LabelBlock, check_blocks
 
@@ -926,7 +927,9 @@ def write_lp(lp: LinearProgram, path) -> Path:
     without a finite bound (readers drop it), a finite bound or cost of magnitude >= 1e20
     (HiGHS reads it as infinite), a nonzero matrix entry of magnitude <= 1e-12 or > 1e15
     (HiGHS drops or refuses it), and repeated names (only possible with names read from a
-    file).  A path that cannot be written is refused before HiGHS runs, with an ``OSError``
+    file).  The file appears whole or not at all, and a link at ``path`` is replaced, not
+    followed (:mod:`lp_models.atomic`).  A path that cannot be written is refused before
+    HiGHS runs, with an ``OSError``
     saying why (``FileNotFoundError``: the folder does not exist; ``PermissionError``: the
     folder or file is not writable; ``IsADirectoryError``: the path is a folder).  Cost: one
     Python string per row and column and one pass of HiGHS over the model
@@ -962,8 +965,9 @@ def write_lp(lp: LinearProgram, path) -> Path:
     if h.getNumNz() != np.count_nonzero(lp.matrix.data):   # guards the checks above
         raise InvalidModelError(f"HiGHS kept {h.getNumNz()} of the model's "
                                 f"{np.count_nonzero(lp.matrix.data)} nonzero entries")
-    if h.writeModel(str(path)) == highspy.HighsStatus.kError:
-        raise OSError(f"HiGHS could not write {str(path)!r}")
+    with atomic_path(path) as staged:      # whole or not at all, never through a link
+        if h.writeModel(str(staged)) == highspy.HighsStatus.kError:
+            raise OSError(f"HiGHS could not write {str(path)!r}")
     return path
 
 

@@ -11,7 +11,8 @@ lattice bracket).  Its output depends on where stderr goes:
   loop from the outermost in, with the current item each loop was given by
   ``set_postfix_str`` (the bracket of ``lattice bound``).  A background thread writes the
   lines, so a single long step (one large LP solve) does not silence them.  Nothing is
-  written for work that ends within the first interval;
+  written for work that ends within the first interval, except that a command estimated
+  to take a second or more writes its first line at once (:func:`activity`);
 * nothing at all when quiet (:func:`reporting`), and off a terminal by default when optmech
   is used as a library, so a script's stderr stays its own.
 
@@ -74,6 +75,12 @@ class _Reporter:
                     self.last = time.monotonic()
                     self.write(stack)
 
+    def write_now(self) -> None:
+        """Write the status line of the active loops now (the next one follows an interval
+        later)."""
+        self.last = time.monotonic()
+        self.write(list(self.stack))
+
     def write(self, stack: list["_Lines"]) -> None:
         text = " > ".join(p for p in (loop.describe() for loop in stack) if p)
         elapsed = time.monotonic() - self.started
@@ -130,8 +137,10 @@ class _Lines:
     """A loop reported by status lines: iterate it, or ``update`` it inside ``with``;
     ``set_postfix_str`` names the current item (as tqdm's does)."""
 
-    def __init__(self, iterable: Iterable[T] | None, total: int | None, desc: str | None):
+    def __init__(self, iterable: Iterable[T] | None, total: int | None, desc: str | None,
+                 at_once: bool = False):
         self._iterable = iterable
+        self._at_once = at_once
         self.total = total
         self.desc = desc or ""
         self.n = 0
@@ -147,6 +156,8 @@ class _Lines:
         if not self._open:
             self._open = True
             _REPORTER.push(self)
+            if self._at_once:
+                _REPORTER.write_now()
 
     def __iter__(self) -> Iterator[T]:
         self._enter()
@@ -209,11 +220,13 @@ def progress(iterable: Iterable[T] | None = None, *, total: int | None = None,
     return _Silent(iterable, total, desc)
 
 
-def activity(desc: str):
+def activity(desc: str, at_once: bool = False):
     """A status-line entry for work as a whole (the ``optmech`` command names itself with
     it, so every command that runs longer than an interval says what it is doing off a
     terminal, whether or not it has loops of its own); nothing on a terminal, where the
-    loops' bars speak, and nothing when quiet.  Use it with ``with``."""
+    loops' bars speak, and nothing when quiet.  ``at_once``: write the first line now
+    rather than after an interval (the command expects to take a while: a busy machine
+    then shows at once that it started).  Use it with ``with``."""
     if _REPORTER.lines and not _REPORTER.quiet and not sys.stderr.isatty():
-        return _Lines(None, None, desc)
+        return _Lines(None, None, desc, at_once=at_once)
     return _Silent(None, None, desc)

@@ -22,6 +22,10 @@ by default (:data:`DEFAULT_WORK_SECONDS`), or what :func:`work_budget` sets for 
 code (the CLI's ``--max-work``).  Work estimates come from timings on a 2-core machine,
 rounded up; like the memory estimates they refuse the absurd (a search that would run for
 weeks), they do not time anything.
+
+An :class:`Estimate` carries both numbers and the argument that sets them; :func:`require`
+checks it against both budgets.  Every ``optmech`` command returns one from its arguments
+before it starts (:mod:`optmech.cli._budget`).
 """
 
 from __future__ import annotations
@@ -32,13 +36,14 @@ import math
 import os
 import re
 import time
+from dataclasses import dataclass
 
 from optmech.validation import InvalidArgumentError, ResourceLimitError
 
-__all__ = ["DEFAULT_WORK_SECONDS", "available_memory", "current_budget",
+__all__ = ["DEFAULT_WORK_SECONDS", "Estimate", "available_memory", "current_budget",
            "current_work_budget", "format_bytes", "format_seconds", "memory_budget",
-           "parse_duration", "parse_size", "require_memory", "require_work", "usable_workers",
-           "work_budget"]
+           "parse_duration", "parse_size", "require", "require_memory", "require_work",
+           "usable_workers", "work_budget"]
 
 DEFAULT_FRACTION = 0.5
 #: CPU seconds a computation may be estimated to need without ``--max-work`` (one hour).
@@ -99,8 +104,20 @@ def memory_budget(nbytes: int | None):
     return _set_within(_BUDGET, nbytes)
 
 
+def _real(amount) -> float:
+    """``amount`` as a float; an integer beyond the double range is infinite (an estimate
+    from a huge argument is refused like any other, not an ``OverflowError``)."""
+    try:
+        return float(amount)
+    except OverflowError:
+        return math.inf
+
+
 def format_bytes(nbytes: float) -> str:
-    """``"1.5 GiB"``."""
+    """``"1.5 GiB"`` (``"more than 1e300 PiB"`` beyond the double range)."""
+    nbytes = _real(nbytes)
+    if not math.isfinite(nbytes):
+        return "more than 1e300 PiB"
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if abs(nbytes) < 1024 or unit == "PiB":
             return f"{nbytes:.0f} {unit}" if unit == "B" else f"{nbytes:.1f} {unit}"
@@ -125,7 +142,7 @@ def require_memory(estimate: float, argument: str, value) -> None:
     """Refuse (:class:`ResourceLimitError` naming ``argument=value``) a computation whose
     estimated peak memory ``estimate`` (bytes) exceeds the current budget."""
     budget = current_budget()
-    if not estimate <= budget:
+    if not _real(estimate) <= budget:
         raise ResourceLimitError(argument, value, format_bytes(estimate),
                                  f"{format_bytes(budget)} of memory (raise it with "
                                  "--max-memory, or memory_budget() in Python)")
@@ -143,7 +160,11 @@ def work_budget(seconds: float | None):
 
 
 def format_seconds(seconds: float) -> str:
-    """``"40 s"``, ``"12 min"``, ``"3.5 h"``, ``"2.1e+06 h"``."""
+    """``"40 s"``, ``"12 min"``, ``"3.5 h"``, ``"2.1e+06 h"`` (``"more than 1e300 h"``
+    beyond the double range)."""
+    seconds = _real(seconds)
+    if not math.isfinite(seconds):
+        return "more than 1e300 h"
     if seconds < 120:
         return f"{seconds:.2g} s" if seconds < 10 else f"{seconds:.0f} s"
     if seconds < 3600:
@@ -169,10 +190,44 @@ def require_work(seconds: float, argument: str, value) -> None:
     """Refuse (:class:`ResourceLimitError` naming ``argument=value``) a computation whose
     estimated CPU time ``seconds`` exceeds the current work budget."""
     budget = current_work_budget()
-    if not seconds <= budget:
+    if not _real(seconds) <= budget:
         raise ResourceLimitError(argument, value, f"{format_seconds(seconds)} of CPU time",
                                  f"{format_seconds(budget)} of CPU time (raise it with "
                                  "--max-work, or work_budget() in Python)")
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a computation is estimated to need, and the argument whose value sets it."""
+
+    #: CPU seconds (an upper estimate from timings on a loaded 2-core machine).
+    seconds: float
+    #: Peak bytes of memory beyond what the process holds before it starts.
+    nbytes: float
+    #: The argument (a CLI option such as ``--size``, or an API argument) that sets the
+    #: amount; named by the refusal.
+    argument: str
+    #: That argument's value, shown in the refusal.
+    value: object
+
+    def renamed(self, argument: str) -> "Estimate":
+        """The same estimate naming another argument (an API name as its CLI option)."""
+        return Estimate(self.seconds, self.nbytes, argument, self.value)
+
+    def __add__(self, other: "Estimate") -> "Estimate":
+        """Two computations one after the other: seconds add, the peak is the larger one;
+        the argument is the one of the costlier part."""
+        costly = self if self.seconds >= other.seconds else other
+        return Estimate(self.seconds + other.seconds, max(self.nbytes, other.nbytes),
+                        costly.argument, costly.value)
+
+
+def require(estimate: Estimate) -> Estimate:
+    """Refuse (:class:`ResourceLimitError` naming the estimate's argument) what exceeds
+    the memory budget or the work budget; return the estimate."""
+    require_memory(estimate.nbytes, estimate.argument, estimate.value)
+    require_work(estimate.seconds, estimate.argument, estimate.value)
+    return estimate
 
 
 def usable_workers(workers: int) -> int:

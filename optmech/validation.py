@@ -95,8 +95,8 @@ def _real(value, argument: str, allowed: str) -> float:
         raise InvalidArgumentError(argument, value, allowed)
     try:
         return float(value)
-    except OverflowError:           # an int or Fraction beyond the double range
-        return math.copysign(math.inf, value)
+    except OverflowError:           # an int or Fraction beyond the double range (whose
+        return math.inf if value > 0 else -math.inf     # sign copysign cannot read either)
 
 
 def check_finite(value, argument: str) -> float:

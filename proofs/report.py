@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lp_models.atomic import write_text
 from optmech.tables import markdown_table
 from optmech.validation import InvalidArgumentError
 from proofs.papers import PAPERS as CITATIONS
@@ -101,6 +102,4 @@ def write(outcomes: list[Outcome], path: Path) -> Path:
     if failed:
         raise InvalidArgumentError("outcomes", failed, "outcomes in which no identity "
                                    "failed (a report is written from a passing run only)")
-    path = Path(path)
-    path.write_text(render(outcomes), encoding="utf-8", newline="\n")
-    return path
+    return write_text(path, render(outcomes), newline="\n")

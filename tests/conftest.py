@@ -8,16 +8,57 @@ counting still frees everything that is not in a cycle, at once.
 The key that signs sweep-cache entries (``optmech.sweep``) lives in a temporary folder of the
 test session (``OPTMECH_CACHE_KEY``, inherited by the commands the tests start), so the
 suite never creates or reads the user's own key.
+
+Expensive results are computed once per test run and shared: :func:`quick_run` (each
+area's quick reproduction) here, ``check`` (each identity's outcome) in
+``tests/proofs/conftest.py``.  With pytest-xdist each worker has its own session, so the
+tests that use either fixture are kept on one worker (``xdist_group``, with
+``--dist loadgroup`` in ``pyproject.toml``): otherwise both workers would compute them.
+
+The ``slow`` marker: tests that repeat, at larger sizes, what faster tests already cover
+(the CLI fuzzing's process-per-input fault classes, Dask cluster failures, the full
+reproduction of an area); the default run skips them (``-m "not slow"`` in
+``pyproject.toml``) and ``.ci/run`` runs them in its slow step (``pytest -m slow``).
 """
 
 import atexit
 import gc
+import importlib
 import os
 import shutil
 import tempfile
+
+import pytest
 
 gc.set_threshold(50_000, 20, 20)
 
 _KEY_FOLDER = tempfile.mkdtemp(prefix="optmech-tests-")
 atexit.register(shutil.rmtree, _KEY_FOLDER, ignore_errors=True)
 os.environ.setdefault("OPTMECH_CACHE_KEY", os.path.join(_KEY_FOLDER, "cache-key"))
+
+
+# fixture name -> the xdist group of every test that uses it (computed once, on one worker)
+SHARED_FIXTURES = {"quick_run": "reproduce-quick-runs", "check": "identity-checks"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        for fixture, group in SHARED_FIXTURES.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.fixture(scope="session")
+def quick_run(tmp_path_factory):
+    """``quick_run(area)`` -> ``(results, out_dir)`` of
+    ``optmech.reproduce.<area>.run(quick=True)``, computed once per session."""
+    cache = {}
+
+    def run(area):
+        if area not in cache:
+            out = tmp_path_factory.mktemp(f"reproduce-{area}")
+            module = importlib.import_module(f"optmech.reproduce.{area}")
+            cache[area] = (module.run(quick=True, out=out), out)
+        return cache[area]
+
+    return run

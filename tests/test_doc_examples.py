@@ -13,11 +13,14 @@ import pytest
 from tools import doc_examples
 from tools.doc_examples import Command, Example, output_matches
 
-EXAMPLES = [e for e in doc_examples.examples() if not e.ci]
+FOUND = doc_examples.examples()
+EXAMPLES = [e for e in FOUND if not e.ci]
+REPEATS = doc_examples.repeats(FOUND)
 CI_SCRIPT = Path(__file__).resolve().parent.parent / ".ci" / "run"
 
 
-@pytest.mark.parametrize("example", [e for e in EXAMPLES if not e.slow],
+@pytest.mark.parametrize("example", [e for e in EXAMPLES
+                                     if not e.slow and e.name not in REPEATS],
                          ids=lambda e: e.name)
 def test_fast_example(example):
     outcomes = doc_examples.run(example)
@@ -33,6 +36,17 @@ def test_the_documents_have_examples_and_the_slow_ones_say_how_long():
             seconds = command.slow_seconds
             assert seconds is None or seconds > doc_examples.FAST_SECONDS, \
                 f"{example.name}: '{command.text}' is marked slow at {seconds} s"
+
+
+def test_a_readme_block_that_a_guide_repeats_runs_with_the_guide_only():
+    """README's tour repeats some guide examples word for word; those run once (with the
+    guide, where the output is checked), and nothing else is skipped."""
+    assert REPEATS and all(name.startswith("README.md:") for name in REPEATS)
+    guide_commands = {tuple(c.text for c in e.commands) for e in EXAMPLES
+                      if e.path.name != "README.md"}
+    for example in EXAMPLES:
+        repeated = tuple(c.text for c in example.commands) in guide_commands
+        assert (example.name in REPEATS) == (repeated and example.path.name == "README.md")
 
 
 def test_ci_runs_readme_set_up_blocks_as_written():

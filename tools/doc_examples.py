@@ -24,6 +24,10 @@ A command whose trailing comment reads ``# slow: about N s on 2 cores`` (or ``N 
 (``--slow``).  Every other command is expected to finish within 30 seconds on a 2-core
 machine; a watchdog stops any command after :data:`TIMEOUT` seconds.
 
+A README block whose commands a guide block runs as written (the same commands in the same
+order) is run there only, where its output is also checked: the tests and ``--slow`` skip
+the README copy (:func:`repeats`), so each command runs once per CI run.
+
 A block preceded by the line ``<!-- example: ci -->`` is run *as written* by ``.ci/run``
 itself, in a fresh virtual environment at the repository root (README's set-up commands:
 they install the package and run the test suite, which a test cannot do from inside the
@@ -162,6 +166,15 @@ def examples() -> list[Example]:
     return [e for path in documents() for e in parse(path)]
 
 
+def repeats(found: list[Example]) -> set[str]:
+    """The names of the README blocks whose commands (text and order) a guide block of
+    ``found`` also has: run with the guide, not twice."""
+    guides = {tuple(c.text for c in e.commands) for e in found
+              if e.path.name != "README.md" and not e.ci}
+    return {e.name for e in found if e.path.name == "README.md" and not e.ci
+            and tuple(c.text for c in e.commands) in guides}
+
+
 def output_matches(expected: list[str], actual: str) -> bool:
     """``actual`` against the expected lines: exact text, except that ``...`` matches any
     text and whitespace runs match any whitespace.  No expected lines: anything matches."""
@@ -262,7 +275,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.ci_commands:
         print("\n".join(ci_commands()))
         return 0
-    chosen = [e for e in examples() if not e.ci]
+    found = examples()
+    skipped = repeats(found)
+    chosen = [e for e in found if not e.ci and e.name not in skipped]
     if args.list:
         for e in chosen:
             print(f"{e.name}\t{e.kind}\t{'slow' if e.slow else 'fast'}\t"

@@ -12,8 +12,13 @@ with one line on stderr and never a traceback:
 * 2: bad input, named with the option's own spelling (``InvalidArgumentError``, argparse),
   including a request whose estimated memory or CPU time exceeds the budget
   (``--max-memory``, ``--max-work``) and an option whose arithmetic overflows a double;
-* 130: interrupted (Ctrl-C); a sweep's cache stays consistent (entries are written
-  atomically).
+* 130: interrupted (Ctrl-C) at any point after this module is imported (it imports only
+  the standard library, so the window before is the interpreter's own start-up); a
+  sweep's cache stays consistent (entries are written atomically).
+
+Before a command runs, its estimate of the CPU time and memory its arguments need is
+checked against the budgets (``--max-work``, ``--max-memory``; :mod:`optmech.cli._budget`),
+so what would exceed them is refused before any work (status 2).
 
 Numerical warnings (``RuntimeWarning`` from numpy, ``UserWarning`` such as scipy's
 ``IntegrationWarning``) are turned into the errors they signal, so none reaches stderr and
@@ -24,15 +29,17 @@ their traceback.
 
 from __future__ import annotations
 
+# Only the standard library and optmech's version at import: the console script imports
+# this module before main() runs, and a Ctrl-C there could not be caught.  The rest is
+# imported inside main(), where Ctrl-C is exit status 130.
 import importlib
 import os
 import pkgutil
+import signal
 import sys
 import warnings
 
 from optmech._version import __version__
-from optmech.cli._common import OneLineParser, add_common_flags, fail_usage, one_line
-from optmech.validation import InvalidArgumentError
 
 __all__ = ["build_parser", "main"]
 
@@ -43,7 +50,12 @@ _OPTION_ALIASES = {"epsilon": "--eps", "epsilons": "--eps", "ns": "--n", "ks": "
                    "max_memory": "--max-memory"}
 
 
-def build_parser() -> OneLineParser:
+def build_parser():
+    """The ``optmech`` parser: every module of this package with a ``register`` adds its
+    command; every command that runs (a leaf) gets the common flags and must set
+    ``estimate`` (the work and memory its arguments need, :mod:`optmech.cli._budget`)."""
+    from optmech.cli._common import OneLineParser, add_common_flags
+
     parser = OneLineParser(
         prog="optmech",
         description="Optimal differentially private selection: exact mechanisms, "
@@ -77,7 +89,7 @@ def _leaf_parsers(parser):
         yield from _leaf_parsers(child)
 
 
-def _cli_spelling(error: InvalidArgumentError, options: frozenset) -> InvalidArgumentError:
+def _cli_spelling(error, options: frozenset):
     """``error`` with its argument spelt as the command's option (``epsilon`` -> ``--eps``).
     An API argument that no option sets directly (a scenario's ``t``) is validated where
     the option is parsed instead (an argparse type), so the refusal names the option."""
@@ -94,30 +106,57 @@ def _cli_spelling(error: InvalidArgumentError, options: frozenset) -> InvalidArg
 
 
 def _fail(message: str, status: int = 1) -> int:
+    from optmech.cli._common import one_line
+
     print(f"optmech: error: {one_line(message)}", file=sys.stderr)
     return status
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``optmech ARGV``; the exit status (module docstring).  Ctrl-C at any point of
+    the run, from the first import on, is status 130 with one line."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        return _interrupted()
+
+
+def _interrupted() -> int:
+    """One line for Ctrl-C (a second Ctrl-C while it is printed is ignored); status 130."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:          # not the main thread: nothing to hold off
+        previous = None
+    try:
+        print("optmech: interrupted", file=sys.stderr)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    return 130
+
+
+def _run(argv: list[str] | None) -> int:
+    from optmech.cli._budget import require_estimate
+    from optmech.cli._common import fail_usage
     from optmech.progress import activity, reporting
     from optmech.resources import memory_budget, work_budget
+    from optmech.validation import InvalidArgumentError
 
-    parser = build_parser()
     args = None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             warnings.simplefilter("error", RuntimeWarning)
             warnings.simplefilter("error", UserWarning)
-            args = parser.parse_args(argv)
+            args = build_parser().parse_args(argv)
             with reporting(lines=True, quiet=args.quiet), memory_budget(args.max_memory), \
-                    work_budget(args.max_work), activity(args._prog.removeprefix("optmech ")):
-                return int(args.func(args) or 0)
+                    work_budget(args.max_work):
+                estimate = require_estimate(args)
+                with activity(args._prog.removeprefix("optmech "),
+                              at_once=estimate.seconds >= 1):
+                    return int(args.func(args) or 0)
     except InvalidArgumentError as error:
         fail_usage(str(_cli_spelling(error, getattr(args, "_options", frozenset()))))
-    except KeyboardInterrupt:
-        print("optmech: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:  # e.g. `optmech ... | head`
         return 0
     except (ArithmeticError, MemoryError, RuntimeError, OSError, Warning) as error:

@@ -68,9 +68,11 @@ def fail_usage(message: str) -> None:
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose errors are one line on stderr (no usage block), and that
+    """An ``ArgumentParser`` whose errors are one line on stderr (no usage block), that
     reads ``--scores -1,0,2`` and ``--scores=-1,0,2`` alike (argparse would take a value
-    starting with ``-`` that is not a plain number for an option).
+    starting with ``-`` that is not a plain number for an option), and that takes options
+    only as spelt in full (``allow_abbrev=False``: ``--jso`` is not ``--json``; every
+    sub-command's parser is of this class, so the rule holds at every depth).
 
     Every option's value is converted under
     :func:`~optmech.validation.refuse_overflow`: a value whose own arithmetic overflows a
@@ -79,6 +81,7 @@ class OneLineParser(argparse.ArgumentParser):
     parser."""
 
     def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = _NEGATIVE_VALUE
 
@@ -271,7 +274,9 @@ def check_writable_path(text: str, what: str = "file") -> Path:
     checked before any work: a name the file system accepts (no component longer than its
     NAME_MAX, the whole path shorter than its PATH_MAX); an existing file must be a
     regular file (never a FIFO, a device or a socket, whose open would block or write
-    elsewhere), an existing folder a folder; and the folder it goes into must let us
+    elsewhere, and never a symbolic link: files are written by renaming a new file into
+    place (:mod:`lp_models.atomic`), which would replace the link rather than write where
+    it points), an existing folder a folder; and the folder it goes into must let us
     create a file there, which is tried (a temporary file, removed at once), so
     ``/proc/...`` or a read-only mount is refused even for root.  A new folder may go into
     an existing folder only.  :class:`argparse.ArgumentTypeError` otherwise."""
@@ -285,12 +290,16 @@ def check_writable_path(text: str, what: str = "file") -> Path:
             f"the path {_short(text)} is too long for its file system (a name of at most "
             f"{name_max} bytes, a path of fewer than {path_max})")
     try:
-        mode = os.stat(path).st_mode
+        mode = (os.stat if what == "folder" else os.lstat)(path).st_mode
     except FileNotFoundError:
         mode = None
     except OSError as error:
         raise argparse.ArgumentTypeError(f"cannot use {_short(text)} ({error.strerror})") \
             from None
+    if mode is not None and stat.S_ISLNK(mode):
+        raise argparse.ArgumentTypeError(
+            f"cannot write {_short(text)}: it is a symbolic link, and optmech never writes "
+            "through one (name the file it points to, or remove the link)")
     folder = path if what == "folder" and mode is not None else \
         path.parent if str(path.parent) else Path(".")
     wrong = (mode is not None and not (stat.S_ISDIR(mode) if what == "folder"

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import optmech
 from optmech.cli._common import add_json_flag, emit
+from optmech.resources import Estimate
 from optmech.validation import InvalidArgumentError
 
 
@@ -50,15 +51,37 @@ def register(subparsers) -> None:
     parser.add_argument("--only", action="append", metavar="NAME", default=[],
                         help="run only this module of benchmarks/ (repeatable)")
     add_json_flag(parser)
-    parser.set_defaults(func=run_bench)
+    parser.set_defaults(func=run_bench, estimate=estimate)
+
+
+# CPU seconds of one benchmark module (quick, full): the quick run of all of them takes
+# under 3 minutes on 2 cores, a full module up to about 6 minutes (selection: 380 s).
+MODULE_SECONDS = (30.0, 300.0)
+
+
+def estimate(args: argparse.Namespace) -> Estimate:
+    """Each module's share: :data:`MODULE_SECONDS` per module (every module of the
+    checkout's ``benchmarks/`` without ``--only``; 12 when there is no checkout)."""
+    try:
+        modules = len(args.only) or len(_modules(benchmarks_checkout()))
+    except InvalidArgumentError:
+        modules = 12
+    return Estimate(MODULE_SECONDS[0 if args.quick else 1] * modules, 2**30, "--only",
+                    ",".join(args.only) if args.only else f"all {modules} modules"
+                    + ("" if args.quick else " (no --quick)"))
+
+
+def _modules(root: Path) -> list[str]:
+    """The benchmark modules of the checkout at ``root``."""
+    return sorted(p.stem for p in (root / "benchmarks").glob("*.py")
+                  if not p.stem.startswith("_"))
 
 
 def run_bench(args: argparse.Namespace) -> int:
     import subprocess
 
     root = benchmarks_checkout()
-    known = sorted(p.stem for p in (root / "benchmarks").glob("*.py")
-                   if not p.stem.startswith("_"))
+    known = _modules(root)
     for name in args.only:
         if name not in known:
             raise InvalidArgumentError("--only", name, "one of " + ", ".join(known))

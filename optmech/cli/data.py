@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from optmech.cli._common import add_json_flag, emit, positive_float, positive_int
-from optmech.data.datasets import DATASETS, load_histogram
+from optmech.data.datasets import DATASETS, dataset_estimate, load_histogram
 from optmech.data.tasks import MECHANISMS, TASKS, error_ratio, expected_errors, get_task
 from optmech.tables import text_table
 
@@ -37,7 +37,7 @@ def register(subparsers) -> None:
                         help="use the monotonic variants (half the noise); valid for the mode "
                              "only, as in the paper")
     add_json_flag(parser)
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, estimate=lambda args: dataset_estimate(args.dataset))
 
 
 def _render(args: argparse.Namespace, bins: int, total: int):

@@ -19,6 +19,7 @@ from optmech.cli._common import (
     sweep_options,
 )
 from optmech.heterogeneous import MECHANISM_NAMES
+from optmech.resources import Estimate
 from optmech.tables import text_table
 
 # argparse type: comma-separated names, either spelling (rnm-laplace, rnm_laplace)
@@ -71,19 +72,27 @@ def register(subparsers) -> None:
     add_sweep_flags(run_parser)
     add_csv_flag(run_parser)
     add_json_flag(run_parser)
-    run_parser.set_defaults(func=run)
+    run_parser.set_defaults(func=run, estimate=estimate)
+
+
+def estimate(args: argparse.Namespace) -> Estimate:
+    """Trials x epsilons x the mechanisms' cost per trial (:data:`MS_PER_TRIAL`); memory as
+    :func:`optmech.heterogeneous.scenarios.run_scenario` estimates it."""
+    from optmech.heterogeneous.scenarios import run_estimate, scenario_from_key
+
+    trials = 1 if scenario_from_key(args.scenario, seed=args.seed).deterministic \
+        else args.trials
+    seconds = trials * len(args.eps) * sum(MS_PER_TRIAL[m] for m in args.mechanisms) / 1000
+    return Estimate(seconds, run_estimate(trials, len(args.eps), len(args.mechanisms)),
+                    "--trials", args.trials)
 
 
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from optmech.heterogeneous.scenarios import run_scenario, scenario_from_key
-    from optmech.resources import require_work
 
     scen = scenario_from_key(args.scenario, seed=args.seed)
-    trials = 1 if scen.deterministic else args.trials
-    require_work(trials * len(args.eps) * sum(MS_PER_TRIAL[m] for m in args.mechanisms)
-                 / 1000, "--trials", args.trials)
     result = run_scenario(scen, args.eps, trials=args.trials, mechanisms=args.mechanisms,
                           rng=np.random.default_rng(args.seed + 1), **sweep_options(args))
     if args.plot:

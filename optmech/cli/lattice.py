@@ -30,6 +30,7 @@ from optmech.cli._common import (
     positive_float,
     sweep_options,
 )
+from optmech.resources import Estimate
 from optmech.tables import text_table
 
 WEIGHTINGS = ("lattice", "cube")
@@ -143,7 +144,7 @@ def register(subparsers) -> None:
                        help="2delta: the paper's lattice (one step = 2Δ); delta: one step "
                             "= Δ, the grid of counts (constraints regular only)")
     _common_options(solve)
-    solve.set_defaults(func=run_solve)
+    solve.set_defaults(func=run_solve, estimate=estimate_solve)
 
     bound = actions.add_parser(
         "bound", help="certified bracket on the optimum, for sizes beyond solve",
@@ -166,7 +167,7 @@ def register(subparsers) -> None:
                             f"(default {DEFAULT_TIME_LIMIT:g})")
     _weighting_options(bound)
     add_json_flag(bound)
-    bound.set_defaults(func=run_bound)
+    bound.set_defaults(func=run_bound, estimate=estimate_bound)
 
     ratio = actions.add_parser("ratio", help="optimality-ratio sweep (Figure 2)",
                                description="Optimality ratios over a grid of eps for every "
@@ -189,7 +190,44 @@ def register(subparsers) -> None:
     _common_options(ratio)
     add_sweep_flags(ratio)
     add_csv_flag(ratio)
-    ratio.set_defaults(func=run_ratio)
+    ratio.set_defaults(func=run_ratio, estimate=estimate_ratio)
+
+
+def _cell_estimate(n: int, k: int, args: argparse.Namespace, bound: bool) -> Estimate:
+    """One (n, k, eps): an LP solve (or a bracket) and the mechanisms' ratios
+    (:func:`optmech.lattice.inputs.lattice_estimate`)."""
+    from optmech.lattice.inputs import lattice_estimate
+
+    if bound:
+        work = lattice_estimate(n, k, "bound", args.tol,
+                                args.time_limit or DEFAULT_TIME_LIMIT)
+    else:
+        work = lattice_estimate(n, k, "lp")
+    return (work + lattice_estimate(n, k)).renamed("--n, --k")
+
+
+def estimate_solve(args: argparse.Namespace) -> Estimate:
+    """The LP of one (n, k, eps); beyond the paper's objective and lattice (the minimax or
+    weighted epigraph, the Δ-lattice's rows) counted twice."""
+    cell = _cell_estimate(max(args.n, 2), max(args.k, 1), args, bound=False)
+    beyond = args.objective != "sum" or args.lattice != "2delta"
+    return cell + cell if beyond else cell
+
+
+def estimate_bound(args: argparse.Namespace) -> Estimate:
+    """One bracket, bounded by ``--time-limit``."""
+    return _cell_estimate(max(args.n, 2), max(args.k, 1), args, bound=True)
+
+
+def estimate_ratio(args: argparse.Namespace) -> Estimate:
+    """Every (n, k) pair times the epsilons: an LP solve (a bracket with ``--bound``) each."""
+    total = Estimate(0.0, 0, "--n, --k", None)
+    for n in args.n:
+        for k in args.k:
+            cell = _cell_estimate(max(n, 2), max(k, 1), args, args.bound)
+            total += Estimate(cell.seconds * len(args.eps), cell.nbytes, cell.argument,
+                              (args.n, args.k))
+    return total.renamed("--n, --k, --eps")
 
 
 def aggregate_labels(optimum) -> dict[str, str]:

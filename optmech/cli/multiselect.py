@@ -15,6 +15,7 @@ from optmech.cli._common import (
     seed,
 )
 from optmech.multiselect.offsets import DISUTILITIES
+from optmech.resources import Estimate
 from optmech.tables import text_table
 from optmech.validation import InvalidArgumentError
 
@@ -41,7 +42,7 @@ def register(subparsers) -> None:
     cost.add_argument("--noise", choices=NOISES, default="laplace",
                       help="user noise with E|Y| = 1/eps (default laplace)")
     add_json_flag(cost)
-    cost.set_defaults(func=run_cost)
+    cost.set_defaults(func=run_cost, estimate=estimate)
 
     dilp = actions.add_parser(
         "dilp", help="solve the discretised DILP (primal and dual) and compare with Laplace",
@@ -56,7 +57,7 @@ def register(subparsers) -> None:
     dilp.add_argument("--plot", metavar="FILE", type=output_file(),
                       help="write the optimal vs Laplace noise (PNG)")
     add_json_flag(dilp)
-    dilp.set_defaults(func=run_dilp)
+    dilp.set_defaults(func=run_dilp, estimate=estimate_dilp)
 
     sample = actions.add_parser(
         "sample", help="simulate the protocol: Monte Carlo cost beside the exact cost")
@@ -66,7 +67,26 @@ def register(subparsers) -> None:
     sample.add_argument("--seed", type=seed, default=None)
     sample.add_argument("--user", type=number, default=0.0, help="the user's private value")
     add_json_flag(sample)
-    sample.set_defaults(func=run_sample)
+    sample.set_defaults(func=run_sample, estimate=estimate)
+
+
+def estimate(args: argparse.Namespace) -> Estimate:
+    """cost and sample: the offsets, the exact cost (and the runs of sample,
+    :func:`optmech.multiselect.protocol.work_estimate`), and the printed offsets."""
+    from optmech.multiselect.protocol import work_estimate
+
+    work = work_estimate(args.k, args.h == "identity", args.noise,
+                         getattr(args, "size", 0), "--k")
+    printing = Estimate(2e-6 * args.k, JSON_BYTES_PER_OFFSET * args.k, "--k", args.k)
+    return work + printing
+
+
+def estimate_dilp(args: argparse.Namespace) -> Estimate:
+    """The DILP's size from ``--k`` and ``--grid`` (:func:`optmech.multiselect.dilp.
+    dilp_estimate`)."""
+    from optmech.multiselect.dilp import dilp_estimate
+
+    return dilp_estimate(args.k, args.grid, args.ring, args.method)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -81,10 +101,7 @@ def run_cost(args: argparse.Namespace) -> int:
 
     from optmech.multiselect.noise import quantile_cost_bound
     from optmech.multiselect.protocol import MultiSelection
-    from optmech.resources import require_memory
 
-    if args.json:
-        require_memory(args.k * JSON_BYTES_PER_OFFSET, "--k", args.k)
     protocol = MultiSelection(args.k, args.eps, args.h, args.noise)
     payload = {"cost": protocol.cost, "offsets": protocol.offsets, "k": args.k, "epsilon": args.eps,
                "h": args.h, "noise": args.noise}

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from optmech.cli._common import add_actions, check_writable_path, emit
 from optmech.progress import progress
+from optmech.resources import Estimate
 from optmech.validation import InvalidArgumentError
 
 
@@ -48,7 +49,7 @@ def register(subparsers) -> None:
                             "counts) instead of a table")
     check.add_argument("--only", action="append", metavar="NAME", default=None,
                        help="check only this identity (repeatable), e.g. secretary.threshold")
-    check.set_defaults(func=run_check)
+    check.set_defaults(func=run_check, estimate=estimate)
 
     regenerate = actions.add_parser(
         "regenerate", help="write docs/identities.md and docs/claims.md",
@@ -63,7 +64,22 @@ def register(subparsers) -> None:
     regenerate.add_argument("--json", action="store_true",
                             help="print one JSON object (paths written, counts) instead of "
                                  "a line")
-    regenerate.set_defaults(func=run_regenerate)
+    regenerate.set_defaults(func=run_regenerate, estimate=estimate)
+
+
+# CPU seconds of checking every identity (about 45 s on 2 cores, rounded up for a loaded
+# machine) and the memory of the largest check (an exhaustive enumeration).
+ALL_CHECKS_SECONDS, CHECK_BYTES = 150.0, 2**30
+
+
+def estimate(args: argparse.Namespace) -> Estimate:
+    """All the identities (``--only``: their share of the whole)."""
+    from proofs.registry import identities
+
+    total = len(identities())
+    chosen = len(set(getattr(args, "only", None) or ())) or total
+    return Estimate(ALL_CHECKS_SECONDS * min(chosen, total) / total, CHECK_BYTES, "--only",
+                    f"{chosen} identities" if chosen < total else f"all {total} identities")
 
 
 def _run(names: list[str] | None):

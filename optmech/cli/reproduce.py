@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from lp_models.atomic import write_text
 from optmech.cli._common import add_json_flag, emit, output_dir
+from optmech.resources import Estimate
 from optmech.tables import text_table
 
 
@@ -24,7 +26,18 @@ def register(subparsers) -> None:
     parser.add_argument("--out", type=output_dir, default=Path("reproduce-out"),
                         help="output folder for report.md and figures (default reproduce-out)")
     add_json_flag(parser)
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, estimate=estimate)
+
+
+def estimate(args: argparse.Namespace) -> Estimate:
+    """The chosen areas' CPU time (:data:`optmech.reproduce._runner.AREA_SECONDS`) and the
+    memory of the largest (about 1 GiB, the lattice's LPs and figures)."""
+    from optmech.reproduce._runner import AREA_SECONDS, areas
+
+    chosen = args.only or areas()
+    seconds = sum(AREA_SECONDS[name][0 if args.quick else 1] for name in chosen)
+    return Estimate(seconds, 2**30, "--only", ",".join(chosen) if args.only
+                    else f"all {len(chosen)} areas" + ("" if args.quick else " (no --quick)"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
 
     runs = run_areas(args.only or areas(), args.quick, args.out)
     report = args.out / "report.md"
-    report.write_text(render_report(runs, args.quick))
+    write_text(report, render_report(runs, args.quick))
     failures = [r for run in runs for r in run.results if not r.ok]
     payload = {"report": str(report),
                # "id": the row's key in the report and the claims inventory (area:key)

@@ -16,6 +16,7 @@ from optmech.cli._common import (
     output_file,
     positive_float,
 )
+from optmech.resources import Estimate
 from optmech.tables import text_table
 
 __all__ = ["register"]
@@ -47,7 +48,7 @@ def register(subparsers) -> None:
     target.add_argument("--delta", type=number, help="δ in [0, 1]: report ε(δ) (default δ = 0)")
     target.add_argument("--eps", type=number, help="ε >= 0: report δ(ε)")
     add_json_flag(profile)
-    profile.set_defaults(func=run_profile)
+    profile.set_defaults(func=run_profile, estimate=estimate_profile)
 
     optimal = actions.add_parser(
         "optimal", help="optimal (ε, δ)-DP stopping rule vs the best p-mix",
@@ -72,7 +73,25 @@ def register(subparsers) -> None:
     optimal.add_argument("--plot", metavar="FILE", type=output_file(),
                          help="write a PNG of both rank distributions")
     add_json_flag(optimal)
-    optimal.set_defaults(func=run_optimal)
+    optimal.set_defaults(func=run_optimal, estimate=estimate_optimal)
+
+
+def estimate_profile(args: argparse.Namespace) -> Estimate:
+    """The pair scans over ``n`` ranks and distance ``l``
+    (:func:`optmech.secretary.privacy.scan_estimate`)."""
+    from optmech.secretary.privacy import scan_estimate
+
+    return scan_estimate(max(args.n, 2), max(args.l, 1)).renamed("--n, --l")
+
+
+def estimate_optimal(args: argparse.Namespace) -> Estimate:
+    """The stopping LP at ``n`` (:func:`optmech.secretary.optimal.rule_estimate`), then the
+    best p-mix's pair scans."""
+    from optmech.secretary.optimal import rule_estimate
+    from optmech.secretary.privacy import scan_estimate
+
+    n, l = max(args.n, 2), max(args.l, 1)
+    return rule_estimate(n, args.method, args.delta, l).renamed("--n") + scan_estimate(n, l)
 
 
 def run_profile(args: argparse.Namespace) -> int:

@@ -31,12 +31,13 @@ line names a ``count`` column.  Anything else is refused.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 
 from optmech.data.csv_counts import read_csv_counts
-from optmech.resources import require_memory
+from optmech.resources import Estimate, require_memory
 from optmech.validation import InvalidArgumentError, as_real_array, check_integer
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "PAPER_DATASETS",
     "check_histogram",
     "coarsen",
+    "dataset_estimate",
     "load_histogram",
 ]
 
@@ -57,6 +59,7 @@ _FILES = {
     "SEARCHLOGS": "SEARCHLOGS.n4096.npy",
     "NETFLIX": "NETFLIX.n17770.npy",
 }
+_BUILTIN_BINS = {name: int(file.split(".n")[1].split(".")[0]) for name, file in _FILES.items()}
 DATASETS = tuple(_FILES)
 PAPER_DATASETS = ("HEPTH", "ADULTFRANK", "MEDCOST", "SEARCHLOGS", "PATENT")
 PAPER_BINS = 1024
@@ -129,6 +132,7 @@ def _read_file(path: Path) -> np.ndarray:
     require_memory(64 * size, "dataset", str(path))
     try:
         if suffix == ".npy":
+            _check_npy_header(path, size)
             data = np.load(path, allow_pickle=False)
         elif suffix == ".csv":
             data = read_csv_counts(path)
@@ -140,6 +144,41 @@ def _read_file(path: Path) -> np.ndarray:
         raise InvalidArgumentError("dataset", str(path),
                                    f"a readable .npy/.csv file of counts ({error})") from None
     return data
+
+
+def _check_npy_header(path: Path, size: int) -> None:
+    """Refuse a ``.npy`` file whose header promises more data than the file holds (a
+    128-byte file claiming 10^12 elements made ``np.load`` try to allocate 7.3 TiB), or an
+    array that does not fit the memory budget, before reading the data."""
+    with open(path, "rb") as handle:
+        version = np.lib.format.read_magic(handle)
+        read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                else np.lib.format.read_array_header_2_0)
+        shape, _, dtype = read(handle)
+        start = handle.tell()
+    count = 1
+    for length in shape:
+        count *= int(length)
+    nbytes = count * dtype.itemsize
+    if start + nbytes > size:
+        raise InvalidArgumentError(
+            "dataset", str(path), f"a whole .npy file (its header claims {count} elements of "
+            f"{dtype.itemsize} bytes, the file holds {size - start} bytes of data)")
+    require_memory(2 * nbytes, "dataset", str(path))
+
+
+def dataset_estimate(dataset) -> Estimate:
+    """Work and memory of the exact errors of the mechanisms on ``dataset``, from the size
+    of its file before reading it: a bin costs about 1 us of CPU and 1 KiB of memory in the
+    pmfs (upper estimates; 17,770 bins take 0.02 s), and a ``.npy`` holds at most one bin
+    per byte (a CSV, one per two)."""
+    name = str(dataset).upper()
+    try:
+        size = (_BUILTIN_BINS[name] if name in _FILES
+                else os.stat(dataset).st_size if os.path.isfile(dataset) else 0)
+    except (OSError, ValueError):
+        size = 0
+    return Estimate(1e-6 * size, 1024 * size, "dataset", str(dataset))
 
 
 def load_histogram(dataset, bins: int | None = None) -> np.ndarray:

@@ -55,8 +55,8 @@ from optmech.sweep import run_sweep
 from optmech.validation import InvalidArgumentError, check_choice, check_finite, check_integer
 
 __all__ = ["FIGURE_SCENARIOS", "MSEPoint", "SCENARIOS", "SWEEP_T", "Scenario",
-           "ScenarioResult", "correlation_scenario", "mean_interval", "run_scenario", "scenario",
-           "scenario_from_key", "squared_errors_cell"]
+           "ScenarioResult", "correlation_scenario", "mean_interval", "run_estimate",
+           "run_scenario", "scenario", "scenario_from_key", "squared_errors_cell"]
 
 N_CANDIDATES = 100
 QUANTILES = (0.1, 0.9)
@@ -307,6 +307,12 @@ def squared_errors_cell(epsilon: float, mechanisms: list[str], scores: list[list
              for q in scores] for m in mechanisms]
 
 
+def run_estimate(trials: int, epsilons: int, mechanisms: int) -> int:
+    """Bytes :func:`run_scenario` holds: per trial its scores as an array, a Python list
+    and JSON text (for the cache key), and one squared error per mechanism and epsilon."""
+    return trials * (N_CANDIDATES * 100 + 40 * mechanisms * epsilons)
+
+
 def run_scenario(scen: Scenario, epsilons, trials: int = 100, mechanisms=MECHANISM_NAMES,
                  rng: np.random.Generator | None = None, *, workers: int = 1,
                  dask_scheduler=None, cache_dir=None) -> ScenarioResult:
@@ -323,10 +329,7 @@ def run_scenario(scen: Scenario, epsilons, trials: int = 100, mechanisms=MECHANI
         raise InvalidArgumentError("epsilons", epsilons, "one or more numbers > 0")
     trials = 1 if scen.deterministic else check_integer(trials, "trials", minimum=1)
     mechanisms = [check_choice(m, "mechanism", MECHANISM_NAMES) for m in mechanisms]
-    # Per trial: its scores as an array, a Python list and JSON text (for the cache key),
-    # and one squared error per mechanism and epsilon.
-    require_memory(trials * (N_CANDIDATES * 100 + 40 * len(mechanisms) * len(epsilons)),
-                   "trials", trials)
+    require_memory(run_estimate(trials, len(epsilons), len(mechanisms)), "trials", trials)
     scores = scen.scores(trials, np.random.default_rng(rng)).tolist()
     cells = [{"epsilon": e, "mechanisms": mechanisms, "scores": scores,
               "sensitivities": scen.sensitivities.tolist()} for e in epsilons]

@@ -113,6 +113,11 @@ def objective_weights(weights, classes: LatticeClasses) -> np.ndarray:
     return result
 
 
+def _shown(weights) -> str:
+    """A weight vector as an error message shows it (a spec string as given)."""
+    return weights if isinstance(weights, str) else f"{np.size(weights)} class weights"
+
+
 def pf_on_lattice(classes: LatticeClasses, epsilon: float, lattice: str) -> np.ndarray:
     """PF's probability of every variable: recurrence (5) with coins ``e^{-eps j}`` on the
     2Δ-lattice and ``e^{-eps j / 2}`` on the Δ-lattice (level ``j`` is ``j`` steps of Δ
@@ -159,6 +164,14 @@ def objective_lp(classes: LatticeClasses, epsilon: float, lattice: str, objectiv
     if units is None or not units.scaled:
         return lp
     value = lp.objective_value(np.ones(lp.num_cols))          # PF's, in the LP's scale
+    if not value > 0:
+        # weights on tied vectors only, or weighted errors below the smallest double: the
+        # optimum is 0 (or not a double) and every ratio 0/0
+        raise InvalidArgumentError(
+            "weights", "(as given)" if weights is None else _shown(weights),
+            "weights under which permute-and-flip's weighted expected error is a positive "
+            "double (here it is 0: the weight is on score vectors whose candidates all tie, "
+            "or the weighted errors underflow; the optimum and every ratio would be 0/0)")
     return lp.with_objective(lp.cost / value, scale=lp.objective_scale * value,
                              units=lp.objective_units)
 

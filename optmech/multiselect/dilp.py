@@ -61,7 +61,7 @@ from lp_models.program import LinearProgram, solve
 from optmech.multiselect.offsets import check_results, optimal_response, resolve_disutility
 from optmech.multiselect.ring import ring_laplace_response, wrap
 from optmech.progress import progress
-from optmech.resources import require_memory, require_work
+from optmech.resources import Estimate, require_memory, require_work
 from optmech.validation import (
     InvalidArgumentError,
     check_choice,
@@ -234,6 +234,19 @@ def estimated_seconds(method: str, chains: int, length: int) -> float:
     return 2.7e-9 * float(chains * length) ** 2.35
 
 
+def dilp_estimate(k: int, grid: int | None, ring: bool, method: str) -> Estimate:
+    """Upper estimate of :func:`solve_dilp`'s work and memory from its arguments alone (the
+    command's estimate, before the layout): at most ``grid`` columns a chain and, on the line,
+    at most ``grid / 2`` steps of spread, so ``C(grid/2 + k - 1, k - 1)`` chains; about
+    ``C(grid + k - 2, k - 1)`` on the ring (:func:`estimated_seconds` per chain).  A DILP of
+    more than :data:`MAX_COLUMNS` columns is refused by the solver itself."""
+    grid = (400 if k <= 2 else 100) if grid is None else grid
+    chains = math.comb(grid + k - 2 if ring else grid // 2 + k - 1, k - 1)
+    columns = float(min(chains * grid, MAX_COLUMNS))
+    return Estimate(estimated_seconds(method, chains, grid), 24 * grid**2 + 800 * columns,
+                    "--grid", grid)
+
+
 def _best_discrete_laplace(model: DilpModel) -> float:
     """Least cost over chains and centres of ``p_v ∝ e^{-eps spacing |t_v - c|}``."""
     q = math.exp(-model.epsilon * model.spacing)
@@ -328,7 +341,8 @@ def solve_dilp(k: int, epsilon: float, grid: int | None = None, ring: bool = Fal
                                    "reliably)")
     method = check_choice(method, "method", ("chains", "joint"))
     disutility = resolve_disutility(h, epsilon)
-    grid = check_integer((400 if k <= 2 else 100) if grid is None else grid, "grid", minimum=3)
+    grid = check_integer((400 if k <= 2 else 100) if grid is None else grid, "grid", minimum=3,
+                         maximum=MAX_COLUMNS)       # a chain holds about grid columns
     if ring:
         if spread is not None or margin is not None:
             raise InvalidArgumentError("spread/margin", (spread, margin), "None on the ring")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lp_models.atomic import write_text
 from optmech.figures import save_figure
 from optmech.figures import secretary as figures
 from optmech.progress import progress
@@ -212,7 +213,7 @@ def run(quick: bool, out: Path) -> list[Result]:
 
     ns = (10, 30) if quick else RATIO_GRID["n"]
     rows = ratio_table(ns=ns)
-    (out / "secretary_ratio_table.md").write_text(ratio_markdown(rows))
+    write_text(out / "secretary_ratio_table.md", ratio_markdown(rows))
     for n, e, d, l, _, _, _, ratio, _ in rows:
         results.append(new_result(AREA, f"optimal / best p-mix P(best), n={n}, ε={e:g}, "
                                         f"δ={d:g}, l={l}", ratio))

@@ -33,6 +33,7 @@ from optmech.validation import InvalidArgumentError, check_integer
 
 __all__ = [
     "EXACT_MAX_N",
+    "RankBlocks",
     "a_coefficients",
     "asymptotic_rank_distribution",
     "rank_distribution",
@@ -95,22 +96,88 @@ def rank_distribution(n: int) -> np.ndarray:
     and beyond (the alternating or binomial-sum forms lose digits or overflow long before).
     O(n) time; ``n`` whose arrays (about 10 doubles per candidate, with the mixes and
     differences callers build) exceed the memory budget is refused up front.
+    :class:`RankBlocks` gives the same numbers, bit for bit, a block at a time.
     """
     n = _check_n(n)
     require_memory(80 * n, "n", n)
-    t = threshold(n)
-    if t == 1:
-        return np.full(n, 1.0 / n)
-    scale = (t - 1) / n
-    k = np.arange(1, n, dtype=float)
-    ratio = np.cumprod((n - t + 2 - k) / (n - k))           # C(n-t+1, k) / C(n-1, k)
-    steps = scale * ratio / k                                # r_k - r_{k+1}, k >= 2
-    steps[0] = scale * (n - t) / (n - 1)                     # k = 1, corrected
-    tail = scale / (n - 1)
-    r = np.empty(n)
-    r[-1] = tail
-    r[:-1] = tail + np.cumsum(steps[::-1])[::-1]
-    return r
+    return RankBlocks(n).values(0, n)
+
+
+class RankBlocks:
+    """:func:`rank_distribution` read a block at a time, in memory independent of ``n``:
+    :meth:`values` ``(start, stop)`` equals ``rank_distribution(n)[start:stop]`` bit for bit.
+
+    The cumulative product (forward) and the sum from the tail (backward) run block by block
+    with the running value carried over, in the same order of operations as one pass over
+    the whole array (numpy's ``cumprod``/``cumsum`` are sequential), after a first pass
+    that records both running values at every block edge: ``2 n / BLOCK`` doubles, and
+    about three passes of ``O(n)`` work."""
+
+    #: Ranks per block.
+    BLOCK = 1 << 18
+
+    def __init__(self, n: int):
+        self.n = n = _check_n(n)
+        self.t = t = threshold(n)
+        self.uniform = t == 1
+        self._recent: dict[int, np.ndarray] = {}
+        if self.uniform:
+            return
+        self.scale = (t - 1) / n
+        self.tail = self.scale / (n - 1)
+        edges = range(0, n - 1, self.BLOCK)          # blocks of the n - 1 steps
+        self._ratio_in = []                          # cumprod carried into each block
+        carry = 1.0
+        for start in edges:
+            self._ratio_in.append(carry)
+            carry = self._ratios(start, carry)[-1]
+        self._sum_out = [0.0] * len(self._ratio_in)  # tail sum carried out of each block
+        carry = 0.0
+        for block in reversed(range(len(self._ratio_in))):
+            self._sum_out[block] = carry
+            carry = self._suffix_sums(block, carry)[0]
+
+    def _ratios(self, start: int, carry: float) -> np.ndarray:
+        """``C(n-t+1, k) / C(n-1, k)`` for the block of steps from ``k = start + 1``."""
+        n, t = self.n, self.t
+        k = np.arange(start + 1, min(start + self.BLOCK, n - 1) + 1, dtype=float)
+        return np.cumprod(np.concatenate([[carry], (n - t + 2 - k) / (n - k)]))[1:]
+
+    def _steps(self, block: int) -> np.ndarray:
+        """``r_k - r_{k+1}`` for the block's ``k`` (k = 1 corrected)."""
+        start = block * self.BLOCK
+        k = np.arange(start + 1, min(start + self.BLOCK, self.n - 1) + 1, dtype=float)
+        steps = self.scale * self._ratios(start, self._ratio_in[block]) / k
+        if start == 0:
+            steps[0] = self.scale * (self.n - self.t) / (self.n - 1)
+        return steps
+
+    def _suffix_sums(self, block: int, carry: float) -> np.ndarray:
+        """``sum_{m >= k} steps_m`` for the block's ``k``, given the sum after the block."""
+        steps = self._steps(block)
+        return np.cumsum(np.concatenate([[carry], steps[::-1]]))[:0:-1]
+
+    def _block(self, block: int) -> np.ndarray:
+        """``r_k`` for the block's ``k`` but the last rank; the last two blocks read are
+        kept (a window that overlaps the next block reads both)."""
+        if block not in self._recent:
+            self._recent = {**{b: v for b, v in self._recent.items() if b == block - 1},
+                            block: self.tail + self._suffix_sums(block, self._sum_out[block])}
+        return self._recent[block]
+
+    def values(self, start: int, stop: int) -> np.ndarray:
+        """``r_{k,n}`` for the 0-based ranks ``start <= k - 1 < stop``."""
+        start, stop = max(start, 0), min(stop, self.n)
+        if self.uniform:
+            return np.full(max(stop - start, 0), 1.0 / self.n)
+        out = np.full(max(stop - start, 0), self.tail)       # r_n (and the padding)
+        first, last = start // self.BLOCK, min(stop, self.n - 1)
+        for block in range(first, (last - 1) // self.BLOCK + 1 if last > start else first):
+            lo = block * self.BLOCK
+            sums = self._block(block)
+            a, b = max(lo, start), min(lo + sums.size, last)
+            out[a - start:b - start] = sums[a - lo:b - lo]
+        return out
 
 
 def _exact(n: int, printed: bool) -> list[Fraction]:

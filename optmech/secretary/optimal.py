@@ -75,7 +75,7 @@ from lp_models.stopping import (
     stopping_lp,
     triangle_index,
 )
-from optmech.resources import require_memory
+from optmech.resources import Estimate, require
 from optmech.secretary.classical import rank_distribution
 from optmech.secretary.mixing import blind_choice
 from optmech.secretary.privacy import check_epsilon, delta_for_epsilon, largest_mix_weight
@@ -88,7 +88,7 @@ from optmech.secretary.rules import (
 from optmech.validation import check_choice, check_integer, check_positive, check_probability
 
 __all__ = ["METHODS", "ConvergenceError", "PmixComparison", "PrivateStoppingRule",
-           "best_pmix", "compare_with_pmix", "optimal_private_rule"]
+           "best_pmix", "compare_with_pmix", "optimal_private_rule", "rule_estimate"]
 
 METHODS = ("auto", "column-generation", "highs")
 AUTO_HIGHS_MAX_N = 120
@@ -299,6 +299,26 @@ def _repair(joint: np.ndarray, epsilon: float, delta: float, l: int):
     return rule, rule.rank_distribution(), weight
 
 
+# CPU seconds of one solve, upper estimates from benchmarks/results/stopping.md and loaded
+# runs: HiGHS on the full LP grows like n^3 (1 s at n = 150), column generation like n^2
+# (0.2 to 8 s at n = 1000), except in the hard corner delta = 0, l = 1, where nearly every
+# privacy row binds: 50 times as long (over 70 s at n = 400, eps = 0.1; at small eps it may
+# not converge at all, and time_limit bounds it).
+_HIGHS_SECONDS_PER_N3, _COLUMN_GENERATION_SECONDS_PER_N2, _HARD_CORNER = 1.5e-6, 1e-5, 50
+
+
+def rule_estimate(n: int, method: str = "auto", delta: float = 0.01, l: int = 1) -> Estimate:
+    """Work and memory of :func:`optimal_private_rule` at ``n`` with ``method`` (the
+    stopping probabilities per (time, relative rank) and the rules' rank tables: a few
+    ``n x n`` arrays of doubles)."""
+    highs = method == "highs" or (method == "auto" and n <= AUTO_HIGHS_MAX_N)
+    seconds = (_HIGHS_SECONDS_PER_N3 * float(n) ** 3 if highs
+               else _COLUMN_GENERATION_SECONDS_PER_N2 * float(n) ** 2)
+    if delta == 0 and l == 1:
+        seconds *= _HARD_CORNER
+    return Estimate(seconds, 40.0 * n * n, "n", n)
+
+
 def optimal_private_rule(n: int, epsilon: float, delta: float, l: int = 1,
                          payoff: str = "best", m: int | None = None,
                          method: str = "auto", tolerance: float = 1e-9,
@@ -317,16 +337,14 @@ def optimal_private_rule(n: int, epsilon: float, delta: float, l: int = 1,
     if HiGHS fails when asked for explicitly (``time_limit`` applies to HiGHS as well).
     """
     n = check_integer(n, "n", minimum=2)
-    # The stopping probabilities per (time, relative rank) and the rules' rank tables: a
-    # few n x n arrays of doubles.
-    require_memory(40 * n * n, "n", n)
+    method = check_choice(method, "method", METHODS)
     epsilon = math.inf if epsilon == math.inf else check_epsilon(epsilon)
     delta = check_probability(delta, "delta")
     l = check_integer(l, "l", minimum=1, maximum=n - 1)
+    require(rule_estimate(n, method, delta, l))
     check_choice(payoff, "payoff", PAYOFFS)
     if payoff == "top-m":
         m = check_integer(m, "m", minimum=1, maximum=n)
-    method = check_choice(method, "method", METHODS)
     tolerance = check_positive(tolerance, "tolerance")
     max_iterations = check_integer(max_iterations, "max_iterations", minimum=1)
     if time_limit is not None:

@@ -13,8 +13,12 @@ other outputs alone; the worst event is S = {C_{σ_i}}.  Hence the tight paramet
     ε(δ) = max(0, max_{0<|i-j|<=l, q_i > δ} ln((q_i - δ) / q_j))   (inf if such a q_j = 0).
 
 Both are evaluated over all O(l n) pairs, in floating point, with no assumption on the
-shape of q.  For the p-mix of M* with the blind choice the paper shows the worst pair is
-(1, l+1) when n >= 7 (Lemma 2) and gives closed forms and their n -> infinity limits
+shape of q, a block of ranks at a time: the p-mix of M* is computed block by block
+(:class:`~optmech.secretary.classical.RankBlocks`), so :func:`pmix_epsilon` and friends
+need memory independent of n (``secretary profile --n 1e8`` peaked at 8 GiB with the whole
+distribution and its pairs in memory); the work, ``O(n l)``, is estimated and refused
+beyond the budget (:func:`scan_estimate`).  For the p-mix of M* with the blind choice the
+paper shows the worst pair is (1, l+1) when n >= 7 (Lemma 2) and gives closed forms and their n -> infinity limits
 (Theorem 4.2, Corollaries 2-3); :func:`pmix_epsilon`, :func:`pmix_delta` and
 :func:`pmix_largest_p` return the value over all pairs, the closed form, and the limit.
 """
@@ -27,10 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from lp_models.display import Displayed
-from lp_models.stopping import privacy_pairs
-from optmech.resources import require_memory
-from optmech.secretary.classical import a_coefficients, rank_distribution
-from optmech.secretary.mixing import blind_choice, check_distribution, pmix_rank_distribution
+from optmech.resources import Estimate, require
+from optmech.secretary.classical import RankBlocks, a_coefficients
+from optmech.secretary.mixing import check_distribution
 from optmech.validation import (
     InvalidArgumentError,
     check_integer,
@@ -52,6 +55,7 @@ __all__ = [
     "pmix_delta",
     "pmix_epsilon",
     "pmix_largest_p",
+    "scan_estimate",
 ]
 
 
@@ -67,50 +71,116 @@ def check_epsilon(epsilon) -> float:
     return epsilon
 
 
+# CPU seconds per ordered pair (i, j) of one scan and per rank of one call (the p-mix and
+# M* read by RankBlocks, three passes each), rounded up from pmix_epsilon at n = 10^6, 10^7
+# and l = 1, 10 on a loaded 2-core machine (2e-8 s a pair, 3e-7 s a rank).
+SECONDS_PER_PAIR, SECONDS_PER_RANK = 3e-8, 4e-7
+
+
 def _check_l(l, n: int) -> int:
-    """``1 <= l <= n - 1``; the ``O(n l)`` rank pairs must fit the memory budget."""
+    """``1 <= l <= n - 1``; the pair scans (``O(n l)`` work, ``O(l)`` memory beyond a block)
+    must fit the budgets."""
     l = check_integer(l, "l", minimum=1, maximum=n - 1)
-    require_memory(64 * n * l, "n, l", (n, l))
+    require(scan_estimate(n, l))
     return l
 
 
-def _pairs(q: np.ndarray, l) -> tuple[np.ndarray, np.ndarray]:
-    return privacy_pairs(q.size, _check_l(l, q.size))
+def scan_estimate(n: int, l: int) -> Estimate:
+    """Work and memory of the pair scans of one call on ``n`` ranks and distance ``l``: two
+    scans of the ``2 n l`` ordered pairs (the mix and M* itself, for Theorem 4.1) and the
+    ranks read block by block (a block of :class:`RankBlocks` plus ``l`` ranks, a few arrays
+    of each)."""
+    return Estimate(4 * n * l * SECONDS_PER_PAIR + n * SECONDS_PER_RANK,
+                    64 * (RankBlocks.BLOCK + l) + 16 * n / RankBlocks.BLOCK, "n, l", (n, l))
 
 
-def _worst_delta(q: np.ndarray, epsilon: float, l) -> tuple[float, tuple[int, int] | None]:
-    a, b = _pairs(q, l)
-    excess = q[a] - math.exp(epsilon) * q[b]
-    worst = int(np.argmax(excess))
-    if excess[worst] <= 0:
-        return 0.0, None
-    return float(excess[worst]), (int(a[worst]) + 1, int(b[worst]) + 1)
+class _Ranks:
+    """A rank distribution read in blocks: an array, or the p-mix of M* with the blind
+    choice computed block by block (equal bit for bit to
+    :func:`~optmech.secretary.mixing.pmix_rank_distribution`; ``p = 0`` is the blind choice
+    itself, ``p = 1`` M*)."""
+
+    def __init__(self, q: np.ndarray | None = None, n: int = 0, p: float = 1.0):
+        self.array = q
+        self.size = q.size if q is not None else n
+        self.blocks = None if q is not None or p == 0.0 else RankBlocks(n)
+        self.p = p
+
+    def values(self, start: int, stop: int) -> np.ndarray:
+        if self.array is not None:
+            return self.array[start:stop]
+        if self.blocks is None:                       # blind_choice(n)
+            return np.full(max(min(stop, self.size) - start, 0), 1.0 / self.size)
+        r = self.blocks.values(start, stop)
+        if self.p == 1.0:
+            return r
+        # mix(p, r, blind_choice(n)): p * r + (1 - p) * (1 / n), the same operations
+        return self.p * r + (1.0 - self.p) * np.full(r.size, 1.0 / self.size)
 
 
-def _worst_epsilon(q: np.ndarray, delta: float, l) -> tuple[float, tuple[int, int] | None]:
-    a, b = _pairs(q, l)
-    top = q[a] - delta
-    live = top > q[b]                       # pairs that need ε > 0
-    if not live.any():
-        return 0.0, None
-    a, b, top = a[live], b[live], top[live]
-    with np.errstate(divide="ignore"):
-        loss = np.log(top) - np.log(q[b])
-    worst = int(np.argmax(loss))
-    return float(loss[worst]), (int(a[worst]) + 1, int(b[worst]) + 1)
+def _best_pair(ranks: list[_Ranks], l: int, value, largest: bool = True
+               ) -> tuple[float, tuple[int, int] | None]:
+    """The best (largest, or smallest) ``value(at_i, at_j)`` over the ordered pairs
+    ``0 < |i - j| <= l`` and the first pair attaining it in the order of
+    :func:`lp_models.stopping.privacy_pairs` (``(i, i + d)`` for d = 1..l, then
+    ``(i + d, i)``), 1-based; ``at_i`` lists each distribution's values at ``i``.  The ranks
+    are read a block at a time, so memory does not grow with ``n``."""
+    n = ranks[0].size
+    block = RankBlocks.BLOCK
+    forward = l * n - l * (l + 1) // 2           # pairs (i, i + d)
+    sign = 1.0 if largest else -1.0
+    best, best_order, best_pair = -math.inf, None, None
+    for start in range(0, n - 1, block):
+        stop = min(start + block, n - 1)
+        window = [r.values(start, min(n, stop + l)) for r in ranks]
+        for d in range(1, l + 1):
+            m = min(stop, n - d) - start          # i in the block with i + d < n
+            if m <= 0:
+                break
+            low = [w[:m] for w in window]
+            high = [w[d:d + m] for w in window]
+            before = (d - 1) * n - (d - 1) * d // 2   # pairs of the smaller distances
+            for first, second, pairs_before, reverse in ((low, high, 0, False),
+                                                         (high, low, forward, True)):
+                scores = sign * value(first, second)
+                at = int(np.argmax(scores))
+                order = pairs_before + before + start + at
+                if scores[at] > best or (scores[at] == best and best_order is not None
+                                         and order < best_order):
+                    i = start + at
+                    best, best_order = float(scores[at]), order
+                    best_pair = (i + d + 1, i + 1) if reverse else (i + 1, i + d + 1)
+    return sign * best, best_pair
+
+
+def _worst_delta(q: _Ranks, epsilon: float, l) -> tuple[float, tuple[int, int] | None]:
+    grow = math.exp(epsilon)
+    excess, pair = _best_pair([q], _check_l(l, q.size), lambda a, b: a[0] - grow * b[0])
+    return (0.0, None) if excess <= 0 else (excess, pair)
+
+
+def _worst_epsilon(q: _Ranks, delta: float, l) -> tuple[float, tuple[int, int] | None]:
+    def loss(a, b):
+        top = a[0] - delta
+        live = top > b[0]                   # pairs that need ε > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(live, np.log(np.where(live, top, 1.0)) - np.log(b[0]), -np.inf)
+
+    worst, pair = _best_pair([q], _check_l(l, q.size), loss)
+    return (0.0, None) if worst == -math.inf else (worst, pair)
 
 
 def delta_for_epsilon(q, epsilon: float, l: int) -> float:
     """Tight δ(ε) of a rule with rank distribution q under d_l (Theorem 3.2)."""
     q = check_distribution(q)
-    return _worst_delta(q, check_epsilon(epsilon), l)[0]
+    return _worst_delta(_Ranks(q), check_epsilon(epsilon), l)[0]
 
 
 def epsilon_for_delta(q, delta: float, l: int) -> float:
     """Tight ε(δ) of a rule with rank distribution q under d_l (Theorem 3.2); ``inf`` when
     some neighbour j of a rank i with q_i > δ has q_j = 0."""
     q = check_distribution(q)
-    return _worst_epsilon(q, check_probability(delta, "delta"), l)[0]
+    return _worst_epsilon(_Ranks(q), check_probability(delta, "delta"), l)[0]
 
 
 def mix_bound(epsilon: float, delta: float, p: float, n: int) -> tuple[float, float]:
@@ -124,24 +194,26 @@ def mix_bound(epsilon: float, delta: float, p: float, n: int) -> tuple[float, fl
     return math.log1p(grow - (1.0 - p) * grow / n), p * delta
 
 
-def _largest_weight(first: np.ndarray, second: np.ndarray, epsilon: float, delta: float,
+def _largest_weight(first: _Ranks, second: _Ranks, epsilon: float, delta: float,
                     l) -> tuple[float, tuple[int, int] | None]:
-    a, b = _pairs(first, l)
+    l = _check_l(l, first.size)
     grow = math.exp(epsilon)
-    base = second[a] - grow * second[b]
-    if (base > delta).any():
+    largest_base, _ = _best_pair([second], l, lambda a, b: a[0] - grow * b[0])
+    if largest_base > delta:
         raise InvalidArgumentError("second", "a rank distribution",
                                    f"(epsilon={epsilon:g}, delta={delta:g})-DP under d_{l}")
-    slope = (first[a] - grow * first[b]) - base
-    rising = np.flatnonzero(slope > 0)
-    if rising.size == 0:
+
+    def limit(a, b):
+        base = a[1] - grow * b[1]
+        slope = (a[0] - grow * b[0]) - base
+        rising = slope > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(rising, (delta - base) / np.where(rising, slope, 1.0), np.inf)
+
+    smallest, pair = _best_pair([first, second], l, limit, largest=False)
+    if smallest >= 1.0:
         return 1.0, None
-    limits = (delta - base[rising]) / slope[rising]
-    worst = int(np.argmin(limits))
-    if limits[worst] >= 1.0:
-        return 1.0, None
-    k = rising[worst]
-    return float(limits[worst]), (int(a[k]) + 1, int(b[k]) + 1)
+    return smallest, pair
 
 
 def largest_mix_weight(first, second, epsilon: float, delta: float, l: int) -> float:
@@ -153,7 +225,7 @@ def largest_mix_weight(first, second, epsilon: float, delta: float, l: int) -> f
     second = check_distribution(second, "second")
     if first.shape != second.shape:
         raise InvalidArgumentError("second", second, f"a distribution of length {first.size}")
-    return _largest_weight(first, second, check_epsilon(epsilon),
+    return _largest_weight(_Ranks(first), _Ranks(second), check_epsilon(epsilon),
                            check_probability(delta, "delta"), l)[0]
 
 
@@ -194,7 +266,7 @@ def _setup(n, l, p):
     n = check_integer(n, "n", minimum=2)
     l = _check_l(l, n)
     p = check_probability(p, "p")
-    return n, l, p, pmix_rank_distribution(n, p)
+    return n, l, p, _Ranks(n=n, p=p)
 
 
 def asymptotic_epsilon(p: float, delta: float, l: int = 1) -> float:
@@ -227,11 +299,11 @@ def pmix_epsilon(n: int, p: float, delta: float, l: int = 1) -> PmixBound:
     n, l, p, q = _setup(n, l, p)
     delta = check_probability(delta, "delta")
     exact, pair = _worst_epsilon(q, delta, l)
-    top, low = q[0] - delta, q[l]
+    top, low = q.values(0, 1)[0] - delta, q.values(l, l + 1)[0]
     closed = math.log(top / low) if top > low else 0.0
     # Theorem 4.1 with M* at (ε0, δ/p): the mix is (ln(e^ε0 - (1-p)(e^ε0 - 1)/n), δ)-DP.
     base = min(1.0, delta / p) if p > 0 else 1.0
-    theorem = mix_bound(_worst_epsilon(rank_distribution(n), base, l)[0], base, p, n)[0]
+    theorem = mix_bound(_worst_epsilon(_Ranks(n=n), base, l)[0], base, p, n)[0]
     return PmixBound(exact, closed, asymptotic_epsilon(p, delta, l), pair, theorem)
 
 
@@ -242,11 +314,11 @@ def pmix_delta(n: int, p: float, epsilon: float, l: int = 1) -> PmixBound:
     epsilon = check_epsilon(epsilon)
     exact, pair = _worst_delta(q, epsilon, l)
     grow = math.exp(epsilon)
-    closed = max(float(q[0] - grow * q[l]), 0.0)
+    closed = max(float(q.values(0, 1)[0] - grow * q.values(l, l + 1)[0]), 0.0)
     # Theorem 4.1 with M* at ε0 chosen so that ln(e^ε0 - (1-p)(e^ε0 - 1)/n) = ε.
     keep = (1.0 - p) / n
     base = math.log((grow - keep) / (1.0 - keep))
-    theorem = p * _worst_delta(rank_distribution(n), base, l)[0]
+    theorem = p * _worst_delta(_Ranks(n=n), base, l)[0]
     return PmixBound(exact, closed, asymptotic_delta(p, epsilon, l), pair, theorem)
 
 
@@ -259,9 +331,9 @@ def pmix_largest_p(n: int, epsilon: float, delta: float, l: int = 1) -> PmixBoun
     l = _check_l(l, n)
     epsilon = check_epsilon(epsilon)
     delta = check_probability(delta, "delta")
-    r = rank_distribution(n)
-    exact, pair = _largest_weight(r, blind_choice(n), epsilon, delta, l)
-    gap = float(r[0] - math.exp(epsilon) * r[l])
+    r = _Ranks(n=n)
+    exact, pair = _largest_weight(r, _Ranks(n=n, p=0.0), epsilon, delta, l)
+    gap = float(r.values(0, 1)[0] - math.exp(epsilon) * r.values(l, l + 1)[0])
     spread = math.expm1(epsilon) / n
     closed = (delta + spread) / (gap + spread) if delta < gap else 1.0
     return PmixBound(exact, closed, asymptotic_largest_p(epsilon, delta, l), pair)

@@ -4,9 +4,11 @@ Cache: with ``cache_dir`` each cell's result is stored as ``<key>.json``, the ke
 sha256 of the function's qualified name, the cell's parameters and the optmech version.
 An entry records its format version, its key, its value and an HMAC-SHA256 signature of
 key and value under a secret key of the user (:func:`cache_secret_path`: 32 random bytes,
-created on first use, readable by the user only).  Entries are written atomically (a
-temporary file renamed into place; a failed write removes its temporary file, and the
-temporary files of sweeps that were killed are removed by the next sweep).  On reading,
+created whole on first use, readable by the user only; a key file that is a link, a FIFO,
+a device or over 1,024 bytes is refused, naming it).  Entries are written atomically
+(:mod:`lp_models.atomic`: a temporary file renamed into place; a failed write removes its
+temporary file, and the temporary files of sweeps that were killed are removed by the next
+sweep).  On reading,
 an entry is opened without following symbolic links and without blocking, and used only if
 it is a regular file of at most :data:`MAX_ENTRY_BYTES` holding JSON of this format, with
 this key and a valid signature; anything else (a damaged, foreign, forged or
@@ -19,7 +21,6 @@ What the signature does and does not protect against is in ``docs/security.md``.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import hashlib
 import hmac
@@ -30,6 +31,7 @@ import stat
 import sys
 from pathlib import Path
 
+from lp_models.atomic import create_exclusive, remove_stale_temporaries, write_text
 from optmech.jsonable import from_json
 from optmech.sweep.cells import _canonical
 from optmech.validation import InvalidArgumentError
@@ -57,16 +59,21 @@ def cache_secret_path() -> Path:
 
 
 def _cache_secret() -> bytes:
-    """The user's signing key (created, readable by the user only, on first use)."""
+    """The user's signing key (created whole, readable by the user only, on first use).
+    A key file that is not a regular file of 32 to 1,024 bytes (a link, a FIFO, a device,
+    a folder) is bad input naming the file, never followed or read from."""
     path = cache_secret_path()
     for _ in range(2):
         try:
             secret = _read_regular(path, 1024)
         except FileNotFoundError:
             secret = None
-        except OSError as error:
-            raise InvalidArgumentError("cache_dir", str(path), f"usable with a readable "
-                                       f"signing key file ({error.strerror})") from None
+        except (_Damaged, OSError) as error:
+            why = error.strerror if isinstance(error, OSError) else str(error)
+            raise InvalidArgumentError(
+                "cache_dir", str(path), f"usable with its signing key file {str(path)!r}, "
+                f"a regular file of 32 to 1024 bytes (it is {why}; delete it to have a new one "
+                "made, or set OPTMECH_CACHE_KEY to another file)") from None
         if secret is not None:
             if len(secret) < 32:
                 raise InvalidArgumentError("cache_dir", str(path),
@@ -75,16 +82,11 @@ def _cache_secret() -> bytes:
             return secret
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
-                             0o600)
-        except FileExistsError:
-            continue                     # another sweep made it first: read theirs
+            create_exclusive(path, secrets.token_bytes(32), permissions=0o600)
         except OSError as error:
             raise InvalidArgumentError("cache_dir", str(path), "usable with a signing key "
                                        f"that can be created ({error.strerror}; set "
                                        "OPTMECH_CACHE_KEY to a writable file)") from None
-        with os.fdopen(handle, "wb") as out:
-            out.write(secrets.token_bytes(32))
     return _read_regular(path, 1024)
 
 
@@ -151,7 +153,7 @@ class _Cache:
         self.folder = None if cache_dir is None else _cache_folder(cache_dir)
         self.secret = b"" if self.folder is None else _cache_secret()
         if self.folder is not None:
-            _remove_stale_temporaries(self.folder)
+            remove_stale_temporaries(self.folder)
 
     def load(self, key: str):
         if self.folder is None:
@@ -163,38 +165,12 @@ class _Cache:
             return
         entry = {"format": CACHE_FORMAT, "key": key, "value": value,
                  "signature": _signature(self.secret, key, value)}
-        tmp = self.folder / f"{key}.json.tmp{os.getpid()}"
-        try:
-            handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW,
-                             0o644)
-            with os.fdopen(handle, "w") as out:
-                out.write(_canonical(entry))
-            os.replace(tmp, self.folder / f"{key}.json")  # a killed sweep leaves no half file
+        try:   # whole or not at all: a killed sweep leaves no half entry
+            write_text(self.folder / f"{key}.json", _canonical(entry), permissions=0o644)
         except OSError as error:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
             _note(f"cannot write cache entries in {self.folder} ({error.strerror}); the "
                   "remaining cells are computed without caching")
             self.folder = None
-
-
-def _remove_stale_temporaries(folder: Path) -> None:
-    """Remove the temporary files of sweeps that were killed while writing an entry."""
-    for tmp in folder.glob("*.json.tmp*"):
-        pid = tmp.name.rpartition(".tmp")[2]
-        if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
 
 
 def _cache_folder(cache_dir) -> Path:

@@ -2,10 +2,17 @@
 may use; worker processes ignore Ctrl-C, which the calling process turns into
 ``KeyboardInterrupt`` after stopping them, and die with the calling process however it ends
 (on Linux the kernel kills them when it exits, even by SIGKILL; elsewhere each worker checks
-its parent every second)."""
+its parent every second).
+
+Ctrl-C while the workers are being forked is held back until they are (the SIGINT handler
+only records it meanwhile, in the calling process and in the new workers until they set
+it to ignored).  Otherwise a Ctrl-C landing inside the fork handlers (``logging``'s,
+``threading``'s) was printed as "Exception ignored" in the caller and in each new worker
+and then lost: the sweep ran to the end and exited 0."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -41,11 +48,32 @@ def _watch_parent(parent: int) -> None:
     os._exit(1)
 
 
+@contextlib.contextmanager
+def _sigint_held():
+    """Ctrl-C inside the block is recorded, not raised, and raised as the previous handler
+    would (``KeyboardInterrupt`` by default) when the block ends.  A signal is handled in the
+    main thread whichever thread receives it, so the handler is replaced rather than the
+    signal blocked; outside the main thread (where handlers cannot be set) nothing is held."""
+    caught = []
+    try:
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(frame))
+    except ValueError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught and callable(previous):
+            previous(signal.SIGINT, caught[0])
+
+
 def _run_pool(fn, cells, todo, finish, workers: int, policy) -> None:
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
                                initargs=(os.getpid(),))
     try:
-        futures = {pool.submit(_call, fn, cells[i], policy): i for i in todo}
+        with _sigint_held():   # the workers are forked at the first submit
+            futures = {pool.submit(_call, fn, cells[i], policy): i for i in todo}
         for future in as_completed(futures):
             finish(futures[future], future.result())
     except BaseException:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lp_models.atomic import write_text
 from optmech.tables import markdown_table
 from proofs.claims import OUTCOMES, Claim, claims, coverage
 from proofs.papers import PAPERS
@@ -95,6 +96,4 @@ def render(selected: tuple[Claim, ...] | None = None) -> str:
 
 def write(path: Path, selected: tuple[Claim, ...] | None = None) -> Path:
     """Write :func:`render` to ``path`` (UTF-8, ``\\n`` line ends) and return the path."""
-    path = Path(path)
-    path.write_text(render(selected), encoding="utf-8", newline="\n")
-    return path
+    return write_text(path, render(selected), newline="\n")

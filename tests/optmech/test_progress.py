@@ -1,57 +1,83 @@
 """Progress off a terminal: status lines from the command, nothing from a library call,
-nothing with --quiet, and stdout untouched."""
+nothing with --quiet, and stdout untouched.  No test waits a duration for the background
+thread: they write a line on demand, or wait for the lines themselves."""
 
 import json
 import os
 import subprocess
 import sys
-import time
-
-import pytest
+import threading
 
 from optmech import progress as progress_module
 from optmech.progress import progress, reporting
 from tests.cli_helpers import without_status
 
 
-@pytest.fixture
-def lines(capsys):
-    """Status lines on, every 0.05 s; restored afterwards."""
-    with reporting(lines=True, quiet=False, interval=0.05):
-        yield capsys
-
-
 def test_a_library_call_off_a_terminal_writes_nothing(capsys):
     for _ in progress(range(3), desc="quiet by default"):
-        time.sleep(0.02)
+        assert isinstance(progress_module._REPORTER.stack, list)
     assert capsys.readouterr().err == ""
 
 
-def test_status_lines_name_the_nested_loops_and_the_current_item(lines):
-    outer = progress(["a", "b"], desc="outer")
-    for name in outer:
-        outer.set_postfix_str(name)
-        for _ in progress(range(3), desc="inner"):
-            time.sleep(0.06)
-    err = lines.readouterr().err.splitlines()
-    assert err, "no status line written"
+def test_status_lines_name_the_nested_loops_and_the_current_item(capsys):
+    with reporting(lines=True, quiet=False, interval=3600):
+        outer = progress(["a", "b"], desc="outer")
+        for name in outer:
+            outer.set_postfix_str(name)
+            for _ in progress(range(3), desc="inner"):
+                progress_module._REPORTER.write_now()
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 6
     assert all(line.startswith("optmech: outer ") and line.endswith(" s") for line in err)
-    assert any(" > inner " in line and "(b)" in line for line in err)
+    assert err[-1].startswith("optmech: outer 1/2 (b) > inner 2/3, ")
 
 
-def test_a_single_long_step_still_gets_status_lines(lines):
-    with progress(desc="one long step") as bar:
-        bar.set_postfix_str("lower 0.4, upper 0.5")
-        time.sleep(0.3)
-    err = lines.readouterr().err.splitlines()
-    assert len(err) >= 2
+class _Lines:
+    """A stderr that records what is written and says when ``count`` lines have come."""
+
+    def __init__(self, count: int):
+        self.text, self.count, self.arrived = "", count, threading.Event()
+
+    def write(self, text: str) -> int:
+        self.text += text
+        if self.text.count("\n") >= self.count:
+            self.arrived.set()
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+def test_a_single_long_step_still_gets_status_lines(monkeypatch):
+    """The background thread writes while one step runs: the step waits until two lines
+    have come (a readiness signal; the bound only turns a broken thread into a failure)."""
+    stream = _Lines(2)
+    monkeypatch.setattr(sys, "stderr", stream)
+    with reporting(lines=True, quiet=False, interval=0.01):
+        with progress(desc="one long step") as bar:
+            bar.set_postfix_str("lower 0.4, upper 0.5")
+            assert stream.arrived.wait(600), "no status line from the background thread"
+    err = stream.text.splitlines()
     assert err[0].startswith("optmech: one long step (lower 0.4, upper 0.5), ")
+
+
+def test_the_first_line_of_long_work_comes_at_once(capsys):
+    from optmech.progress import activity
+
+    with reporting(lines=True, quiet=False, interval=3600):
+        with activity("lattice ratio", at_once=True):
+            assert capsys.readouterr().err.startswith("optmech: lattice ratio, ")
+        with activity("select pmf"):
+            assert capsys.readouterr().err == ""
 
 
 def test_quiet_wins(capsys):
     with reporting(lines=True, quiet=True, interval=0.01):
         for _ in progress(range(3), desc="x", enabled=True):
-            time.sleep(0.03)
+            assert progress_module._REPORTER.stack == []        # nothing to report
     assert capsys.readouterr().err == ""
 
 

@@ -69,3 +69,27 @@ def test_bad_durations_are_refused(text):
 
     with pytest.raises(InvalidArgumentError, match="--max-work"):
         parse_duration(text)
+
+
+def test_estimates_add_and_are_checked_against_both_budgets():
+    from optmech.resources import Estimate, memory_budget, require, work_budget
+
+    total = Estimate(2.0, 100, "--size", 5) + Estimate(3.0, 50, "--n", 7)
+    assert total == Estimate(5.0, 100, "--n", 7)
+    with work_budget(10.0), memory_budget(200):
+        assert require(total) is total
+        with pytest.raises(ResourceLimitError, match="--k .*CPU time"):   # the costlier part
+            require(total + Estimate(6.0, 0, "--k", 1))
+        with pytest.raises(ResourceLimitError, match="--size .*memory"):
+            require(Estimate(1.0, 201, "--size", 5))
+
+
+def test_an_estimate_beyond_the_double_range_is_refused_not_an_overflow():
+    from optmech.resources import format_bytes, format_seconds, require_work
+
+    assert format_bytes(10**400) == "more than 1e300 PiB"
+    assert format_seconds(10**400) == "more than 1e300 h"
+    with pytest.raises(ResourceLimitError, match="more than 1e300"):
+        require_memory(10**400, "--k", 10**400)
+    with pytest.raises(ResourceLimitError):
+        require_work(10**400, "--k", 10**400)

@@ -3,8 +3,9 @@ that lie, a planted benchmark, a regenerate whose checks fail.
 
 Every command here runs as its own ``optmech`` process.  The contract: it ends (no hang),
 leaves no process behind, and says what happened in one line with the right exit status
-(1 could not finish, 2 bad input).  Time bounds below are hang detectors, generous enough
-for a loaded machine, not speed measurements.
+(1 could not finish, 2 bad input).  Nothing here depends on how long anything takes: waits
+are for a readiness signal (a pool started, a cell cached, the process gone), and the
+timeouts only turn a hang into a failure.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ REPO = Path(__file__).resolve().parents[3]
 LONG_SWEEP = ["lattice", "ratio", "--n", "4,5", "--k", "4", "--eps", "0.05:0.6:30", "--json"]
 SMALL_SWEEP = ["hetero", "run", "--scenario", "1", "--eps", "1", "--trials", "1",
                "--mechanisms", "uniform,rnm", "--json"]
-HANG = 120              # seconds after which a command counts as hung
+HANG = 900              # seconds after which a command counts as hung (a hang detector only)
 
 
 def optmech(*argv: str, cwd=REPO, **kwargs) -> subprocess.Popen:
@@ -58,13 +59,14 @@ def alive(pids) -> list[int]:
     return [p for p in pids if p in table and table[p][1] != "Z"]
 
 
-def _wait_for(condition, timeout: float, step: float = 0.05) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
+def _wait_for(condition, process: subprocess.Popen | None = None, step: float = 0.05) -> bool:
+    """Poll ``condition()`` until it holds; False if ``process`` ended first (then the
+    condition will not come).  No deadline: the test's own hang guard ends a stuck wait."""
+    while not condition():
+        if process is not None and process.poll() is not None:
+            return bool(condition())
         time.sleep(step)
-    return bool(condition())
+    return True
 
 
 def _kill_all(pids) -> None:
@@ -86,13 +88,14 @@ def _one_error_line(err: str) -> str:
 def test_pool_workers_do_not_outlive_their_command(tmp_path, signum):
     process = optmech(*LONG_SWEEP, "--workers", "2", "--cache", str(tmp_path / "cache"))
     try:
-        assert _wait_for(lambda: len(children(process.pid)) >= 2, 60), "no pool started"
-        assert _wait_for(lambda: any((tmp_path / "cache").glob("*.json")), 60)
+        assert _wait_for(lambda: len(children(process.pid)) >= 2, process), "no pool started"
+        assert _wait_for(lambda: any((tmp_path / "cache").glob("*.json")), process)
         workers = children(process.pid)
         process.send_signal(signum)
         process.communicate(timeout=HANG)
-        left = workers if not _wait_for(lambda: not alive(workers), 3) else []
-        assert not alive(left), f"{len(alive(left))} pool workers outlived the command"
+        # the kernel ends them when the command dies (PR_SET_PDEATHSIG): wait for that
+        # signal's effect, whatever the load; a worker that never ends hangs the test
+        _wait_for(lambda: not alive(workers))
         assert process.returncode != 0
     finally:
         _kill_all(alive(children(process.pid)) + [process.pid])
@@ -153,18 +156,19 @@ def test_a_server_that_is_not_a_dask_scheduler_is_refused_in_one_line(reply):
 
     server, port = _serve(reply)
     try:
-        started = time.monotonic()
         process = optmech(*SMALL_SWEEP, "--dask-scheduler", f"tcp://127.0.0.1:{port}")
         out, err = process.communicate(timeout=HANG)
-        elapsed = time.monotonic() - started
     finally:
         server.close()
     line = _one_error_line(err)
     assert process.returncode == 1 and out == ""
     assert "not a Dask scheduler" in line, line
-    # the refusal comes from the connect timeout (plus interpreter start-up), not a 60 s
-    # read timeout
-    assert elapsed < CONNECT_TIMEOUT + 25, elapsed
+    # the refusal comes from the handshake probe (what it saw, or its connect timeout),
+    # not from a read that waits for Dask's own 60 s timeout
+    # (an HTTP server waits for the client to speak first, as a silent one)
+    expected = (f"no Dask handshake within {CONNECT_TIMEOUT:g} s" if reply in (_silent, _http)
+                else "it answered")
+    assert expected in line, line
 
 
 def _scheduler_and_worker(tmp_path, workers: int = 1):
@@ -174,15 +178,23 @@ def _scheduler_and_worker(tmp_path, workers: int = 1):
     scheduler = subprocess.Popen([str(dask), "scheduler", "--host", "127.0.0.1", "--port", "0",
                                   "--no-dashboard", "--scheduler-file", str(file)],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    assert _wait_for(file.exists, 60), "the scheduler did not start"
-    time.sleep(0.2)
-    address = json.loads(file.read_text())["address"]
+    assert _wait_for(lambda: _address(file) is not None, scheduler), \
+        "the scheduler did not start"
+    address = _address(file)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     started = [subprocess.Popen([str(dask), "worker", address, "--nthreads", "1",
                                  "--no-dashboard", "--no-nanny"], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                for _ in range(workers)]
     return scheduler, started, address
+
+
+def _address(file: Path) -> str | None:
+    """The scheduler's address once its file is written whole (None before)."""
+    try:
+        return json.loads(file.read_text())["address"]
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 @pytest.mark.parametrize("lost", ["every worker", "the scheduler"])
@@ -195,7 +207,7 @@ def test_a_cluster_that_fails_during_the_sweep_ends_it_in_one_line(tmp_path, los
     try:
         cache = tmp_path / "cache"
         process = optmech(*LONG_SWEEP, "--dask-scheduler", address, "--cache", str(cache))
-        assert _wait_for(lambda: any(cache.glob("*.json")), 90), "no cell finished"
+        assert _wait_for(lambda: any(cache.glob("*.json")), process), "no cell finished"
         _kill_all([w.pid for w in workers] if lost == "every worker" else [scheduler.pid])
         out, err = process.communicate(timeout=HANG)
         line = _one_error_line(err)
@@ -287,7 +299,7 @@ def test_a_cache_that_cannot_be_written_leaves_no_temporary_file(tmp_path):
     assert len(notes) == 1 and notes[0].startswith("optmech: warning: "), notes
 
 
-# --- a planted benchmark, a regenerate whose checks fail ---------------------------------
+# --- a planted benchmark (a regenerate whose checks fail: test_outputs.py) ----------------
 
 def test_bench_never_runs_code_from_the_current_folder(tmp_path):
     planted = tmp_path / "benchmarks"
@@ -316,14 +328,3 @@ def _installed_from_checkout(folder: Path) -> bool:
     where = subprocess.run([sys.executable, "-c", "import optmech; print(optmech.__file__)"],
                            cwd=folder, capture_output=True, text=True, check=True).stdout
     return Path(where.strip()).resolve().parent.parent == REPO.resolve()
-
-
-def test_a_regenerate_whose_checks_fail_writes_nothing(tmp_path):
-    identities, claims = tmp_path / "identities.md", tmp_path / "claims.md"
-    process = optmech("proofs", "regenerate", "--output", str(identities),
-                      "--claims-output", str(claims), "--max-memory", "1")
-    out, err = process.communicate(timeout=600)
-    assert process.returncode == 1
-    line = _one_error_line(err)
-    assert "nothing written" in line, line
-    assert not identities.exists() and not claims.exists()

@@ -141,3 +141,20 @@ def test_shipped_files_are_the_ones_the_readme_describes():
     assert set(listed) == shipped and len(shipped) == len(DATASETS)
     for name, digest in listed.items():
         assert hashlib.sha256(folder.joinpath(name).read_bytes()).hexdigest() == digest, name
+
+
+def test_a_npy_header_that_claims_more_than_the_file_holds_is_refused(tmp_path, capsys):
+    """128 bytes whose header claims 10^12 elements: refused naming the dataset before any
+    allocation (np.load tried 7.3 TiB: exit 1 "out of memory"), from the API and the CLI."""
+    header = {"descr": "<i8", "fortran_order": False, "shape": (10**12,)}
+    liar = tmp_path / "liar.npy"
+    with open(liar, "wb") as handle:
+        np.lib.format.write_array_header_1_0(handle, header)
+        handle.write(b"\0" * 8)
+    with pytest.raises(InvalidArgumentError, match="claims 1000000000000 elements"):
+        load_histogram(liar)
+    from tests.cli_helpers import run_cli_error
+
+    code, out, err = run_cli_error(capsys, "data", "error", "--dataset", str(liar), "--task",
+                                   "mode", "--eps", "1")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--dataset" in err

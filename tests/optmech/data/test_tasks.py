@@ -224,16 +224,14 @@ def test_hepth_mode_matches_the_paper():
 
 # --- the reproduction of Section 6 ---------------------------------------------------------
 
-def test_reproduce_quick_run(tmp_path):
-    from optmech.reproduce import data
-
-    results = data.run(quick=True, out=tmp_path)
+def test_reproduce_quick_run(quick_run):
+    results, out = quick_run("data")
     assert results and all(r.ok for r in results)
     assert all(r.status in ("match", "new") or r.explanation for r in results)
     grid_rows = [r for r in results if "authors' grid point" in r.name]
     assert len(grid_rows) == 6 and all(r.status == "match" for r in grid_rows)
     for figure in {r.figure for r in results if r.figure}:
-        assert (tmp_path / figure).stat().st_size > 10_000
+        assert (out / figure).stat().st_size > 10_000
 
 
 def test_one_key_spelling_for_every_mechanism_name():

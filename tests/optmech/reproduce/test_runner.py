@@ -14,16 +14,35 @@ def test_areas_are_discovered():
             "selection"} <= set(areas())
 
 
-@pytest.mark.parametrize("mode", [["--quick"], []], ids=["quick", "full"])
-def test_one_area_writes_report_and_figures(tmp_path, capsys, mode):
-    code = main(["reproduce", *mode, "--only", "selection", "--out", str(tmp_path),
-                 "--json"])
-    payload = json.loads(capsys.readouterr().out)
-    assert code == 0 and payload["failures"] == 0
+def _check_one_area(tmp_path, figures, payload) -> None:
+    assert payload["failures"] == 0
     report = (tmp_path / "report.md").read_text()
     assert "## selection" in report and "Proposition 5" in report
-    assert (tmp_path / "pf_figure1.png").stat().st_size > 10_000
+    assert (figures / "pf_figure1.png").stat().st_size > 10_000
     assert {r["status"] for r in payload["results"]} <= {"match", "new", "differs"}
+
+
+def test_one_area_writes_report_and_figures(tmp_path, capsys, monkeypatch, quick_run):
+    """The quick run of one area through the command (its rows computed once per test run,
+    shared with the other tests)."""
+    import optmech.reproduce._runner as runner
+
+    results, figures = quick_run("selection")
+    monkeypatch.setattr(runner, "run_areas", lambda names, quick, out: [
+        AreaRun(name, results, 0.0) for name in names])
+    code = main(["reproduce", "--quick", "--only", "selection", "--out", str(tmp_path),
+                 "--json"])
+    assert code == 0
+    _check_one_area(tmp_path, figures, json.loads(capsys.readouterr().out))
+
+
+@pytest.mark.slow
+def test_one_area_in_full_writes_report_and_figures(tmp_path, capsys):
+    """The papers' sizes, end to end (the default run's reproduce guide example runs this
+    area in full too, in a process of its own)."""
+    code = main(["reproduce", "--only", "selection", "--out", str(tmp_path), "--json"])
+    assert code == 0
+    _check_one_area(tmp_path, tmp_path, json.loads(capsys.readouterr().out))
 
 
 def test_unexplained_difference_fails_the_run(tmp_path, capsys, monkeypatch):

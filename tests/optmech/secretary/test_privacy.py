@@ -163,3 +163,57 @@ def test_largest_mix_weight_requires_a_private_second_rule():
 def test_bad_input(call, match):
     with pytest.raises(InvalidArgumentError, match=match):
         call()
+
+
+# --- the p-mix read a block at a time (memory independent of n) --------------------------
+
+def _all_pairs_worst(q, l, value):
+    """The best value over every ordered pair 0 < |i - j| <= l and its first pair in the
+    order of lp_models.stopping.privacy_pairs (the evaluation the blocks replace)."""
+    from lp_models.stopping import privacy_pairs
+
+    a, b = privacy_pairs(q.size, l)
+    scores = value(q[a], q[b])
+    at = int(np.argmax(scores))
+    return float(scores[at]), (int(a[at]) + 1, int(b[at]) + 1)
+
+
+@pytest.mark.parametrize("n, l", [(23, 1), (23, 4), (40, 9), (7, 6)])
+def test_blocks_give_the_all_pairs_values_and_pairs(monkeypatch, n, l):
+    """Blocks of 5 ranks (so every pair scan crosses blocks) against the whole arrays."""
+    from optmech.secretary import classical
+
+    monkeypatch.setattr(classical.RankBlocks, "BLOCK", 5)
+    q = pmix_rank_distribution(n, 0.4)
+    assert np.array_equal(classical.RankBlocks(n).values(0, n), rank_distribution(n))
+    assert np.array_equal(classical.RankBlocks(n).values(3, 17), rank_distribution(n)[3:17])
+    grow = math.exp(0.3)
+    delta = _all_pairs_worst(q, l, lambda x, y: x - grow * y)
+    got = pmix_delta(n, 0.4, 0.3, l)
+    assert (got.exact, got.pair) == delta
+    loss = _all_pairs_worst(q, l, lambda x, y: np.where(x - 0.01 > y, np.log(x - 0.01)
+                                                        - np.log(y), -np.inf))
+    got = pmix_epsilon(n, 0.4, 0.01, l)
+    assert (got.exact, got.pair) == (loss if loss[0] > 0 else (0.0, None))
+
+
+def test_rank_blocks_against_exact_fractions(monkeypatch):
+    from optmech.secretary import classical
+
+    monkeypatch.setattr(classical.RankBlocks, "BLOCK", 16)
+    exact = np.array([float(r) for r in classical.rank_distribution_exact(150)])
+    np.testing.assert_allclose(classical.RankBlocks(150).values(0, 150), exact, rtol=1e-13)
+
+
+def test_the_profile_needs_memory_independent_of_n():
+    """n = 10^6: a few blocks of ranks (the whole distribution and its pairs took
+    about 100 bytes a rank, 8 GiB at n = 10^8)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        pmix_epsilon(1_000_000, 0.5, 0.01, 2)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 40 * 2**20, peak

@@ -184,3 +184,15 @@ def test_bad_input_names_the_argument(call, argument):
         call()
     assert info.value.argument == argument
     assert "must be" in str(info.value)
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**400)])
+def test_integers_beyond_the_double_range_are_refused_as_arguments(value):
+    """10**400 as epsilon or sensitivity: the library's argument error (it was an
+    OverflowError from inside the check)."""
+    from fractions import Fraction
+
+    for build in (lambda v: PermuteAndFlip(v), lambda v: ReportNoisyMax(1.0, sensitivity=v),
+                  lambda v: ExponentialMechanism(Fraction(v, 3))):
+        with pytest.raises(InvalidArgumentError, match="finite number > 0"):
+            build(value)
