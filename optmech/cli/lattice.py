@@ -136,6 +136,10 @@ def register(subparsers) -> None:
     solve.add_argument("--lattice", choices=LATTICES, default="2delta",
                        help="2delta: the paper's lattice (one step = 2Δ); delta: one step "
                             "= Δ, the grid of counts (constraints regular only)")
+    solve.add_argument("--probabilities", action="store_true",
+                       help="also print the optimal mechanism: one row per score vector up "
+                            "to permutation (items from the best down), its multiplicity in "
+                            "Q, the probability of each item and the expected error")
     _common_options(solve)
     solve.set_defaults(func=run_solve)
 
@@ -210,6 +214,7 @@ def run_solve(args: argparse.Namespace) -> int:
                             weights=args.weights, lattice=args.lattice)
     paper = args.objective == "sum" and args.lattice == "2delta"
     ratios = (optimality_ratios if paper else objective_ratios)(optimum, args.mechanisms)
+    table = optimum.records() if args.probabilities else None
     payload = {
         "n": optimum.n, "k": optimum.k, "epsilon": optimum.epsilon,
         "variables": optimum.num_variables, "constraints": optimum.num_constraints,
@@ -224,6 +229,7 @@ def run_solve(args: argparse.Namespace) -> int:
         "lattice": optimum.lattice,
         "weights": args.weights if args.objective == "weighted" else None,
         "aggregates": aggregate_labels(optimum),
+        "probabilities": None if table is None else probability_rows(table, optimum.n),
     }
 
     def render(p):
@@ -243,10 +249,24 @@ def run_solve(args: argparse.Namespace) -> int:
                 ("solve seconds", f"{p['solve_seconds']:.3f}")]
         label = "optimality" if p["objective"] == "sum" else p["objective"]
         rows += [(f"{label} ratio {name}", value) for name, value in p["ratios"].items()]
-        return text_table(["quantity", "value"], rows)
+        text = text_table(["quantity", "value"], rows)
+        if table is not None:
+            text += ("\n\noptimal mechanism: scores q (units of Δ, best first), multiplicity "
+                     "in Q, probabilities p\n"
+                     + text_table(list(table[0]), [list(r.values()) for r in table]))
+        return text
 
     emit(args, payload, render)
     return 0
+
+
+def probability_rows(records: list[dict], n: int) -> list[dict]:
+    """The ``probabilities`` of ``lattice solve --json``: the optimum's table
+    (:meth:`~optmech.lattice.optimum.LatticeSolutionMechanism.records`) with each row's
+    scores and probabilities as two lists."""
+    return [{"scores": [r[f"q{i}"] for i in range(n)], "multiplicity": r["multiplicity"],
+             "pmf": [r[f"p{i}"] for i in range(n)], "expected_error": r["expected_error"]}
+            for r in records]
 
 
 @_solver_errors_as_one_line
