@@ -51,6 +51,7 @@ from lp_models.display import Displayed, Tabular
 from optmech.heterogeneous.gem import spearman_correlation
 from optmech.heterogeneous.registry import MECHANISM_NAMES, make_heterogeneous
 from optmech.resources import require_memory
+from optmech.selection.mechanisms import labelled_mechanisms
 from optmech.sweep import run_sweep
 from optmech.validation import InvalidArgumentError, check_choice, check_finite, check_integer
 
@@ -221,7 +222,8 @@ def scenario_from_key(key: str, seed: int = 0) -> Scenario:
 class MSEPoint:
     """Mean squared error of one mechanism at one ε with its 95% confidence interval."""
 
-    #: Name of the mechanism, one of ``optmech.heterogeneous.MECHANISM_NAMES``.
+    #: The mechanism: its name, one of ``optmech.heterogeneous.MECHANISM_NAMES``, or the label
+    #: it was given in a dict ``{label: name}``.
     mechanism: str
     #: The privacy parameter ε of the point (> 0).
     epsilon: float
@@ -316,13 +318,17 @@ def run_scenario(scen: Scenario, epsilons, trials: int = 100, mechanisms=MECHANI
     the interval is ``mean ± t_{0.975, T-1} sd/sqrt(T)`` over the ``T`` trials.  A
     deterministic scenario (1-3) is evaluated once, whatever ``trials`` says.  One cell
     per ε runs through :func:`optmech.sweep.run_sweep` (``workers``, ``dask_scheduler``,
-    ``cache_dir``); every executor gives the same numbers.
+    ``cache_dir``); every executor gives the same numbers.  ``mechanisms``: names of
+    :data:`~optmech.heterogeneous.MECHANISM_NAMES`, or a dict ``{label: name}`` whose labels
+    name the points (:func:`~optmech.selection.mechanisms.labelled_mechanisms`).
     """
     epsilons = [check_finite(e, "epsilons") for e in np.atleast_1d(epsilons)]
     if not epsilons or min(epsilons) <= 0:
         raise InvalidArgumentError("epsilons", epsilons, "one or more numbers > 0")
     trials = 1 if scen.deterministic else check_integer(trials, "trials", minimum=1)
-    mechanisms = [check_choice(m, "mechanism", MECHANISM_NAMES) for m in mechanisms]
+    labelled = [(label, check_choice(name, "mechanism", MECHANISM_NAMES))
+                for label, name in labelled_mechanisms(mechanisms)]
+    mechanisms = [name for _, name in labelled]
     # Per trial: its scores as an array, a Python list and JSON text (for the cache key),
     # and one squared error per mechanism and epsilon.
     require_memory(trials * (N_CANDIDATES * 100 + 40 * len(mechanisms) * len(epsilons)),
@@ -334,6 +340,6 @@ def run_scenario(scen: Scenario, epsilons, trials: int = 100, mechanisms=MECHANI
                             dask_scheduler=dask_scheduler, cache_dir=cache_dir,
                             desc=f"scenario {scen.key}")
     errors = np.array(per_epsilon).transpose(1, 0, 2)   # (mechanism, epsilon, trial)
-    points = tuple(MSEPoint(m, e, *mean_interval(errors[i, j]))
-                   for i, m in enumerate(mechanisms) for j, e in enumerate(epsilons))
+    points = tuple(MSEPoint(label, e, *mean_interval(errors[i, j]))
+                   for i, (label, _) in enumerate(labelled) for j, e in enumerate(epsilons))
     return ScenarioResult(scen, trials, points)
