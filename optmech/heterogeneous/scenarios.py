@@ -82,7 +82,8 @@ class Scenario:
     #: Its name: ``"1"`` to ``"8"`` or ``"sweep:T"`` (``"sweep:T/normalised"`` for the normalised
     #: variant), as :func:`scenario_from_key` reads it.
     key: str
-    #: A short description, for tables and figure titles.
+    #: A short description, for tables and figure titles (plain Unicode, no markup:
+    #: ``"N(log a, σₐ²), σₐ increasing in a"``).
     title: str
     #: Means of the score distributions, shape ``(C, n)``: component ``c``, candidate ``a``
     #: (``C = 2`` in scenarios 7-8, the two user groups; else 1).
@@ -169,13 +170,13 @@ def scenario(number: int, seed: int = 0) -> Scenario:
     if number == 3:
         return _bimodal("3", "bimodal, no correlation", np.arange(N_CANDIDATES) % 2 == 0)
     if number == 4:
-        return _normal_scenario("4", "N(log a, sigma_a^2), sigma increasing", np.log(a),
+        return _normal_scenario("4", "N(log a, σₐ²), σₐ increasing in a", np.log(a),
                                 np.sort(_truncated_spreads(rng)))
     if number == 5:
-        return _normal_scenario("5", "N(0.1 a, (2.3 - 0.02 a)^2)", 0.1 * a, 2.3 - 0.02 * a)
+        return _normal_scenario("5", "N(0.1 a, (2.3 − 0.02 a)²)", 0.1 * a, 2.3 - 0.02 * a)
     if number == 6:
         means = rng.uniform(0.0, 1.0, N_CANDIDATES)
-        return _normal_scenario("6", "N(mu_a, sigma_a^2), independent", means,
+        return _normal_scenario("6", "N(μₐ, σₐ²), independent", means,
                                 _truncated_spreads(rng))
     sd = 0.5 if number == 7 else 3.0
     base = 8.0 * np.arange(N_CANDIDATES) / N_CANDIDATES

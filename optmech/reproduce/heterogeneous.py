@@ -62,6 +62,8 @@ KEYS = frozenset({
     "sweep-seeds-best-mechanism", "sweep-seeds-gain-grows", "appendix-b-monte-carlo",
     "figure-3-hg-rs", "figure-15-gamma", "figure-16-hg-rnmh", "figure-17-hg-rs",
     "figure-18-positive", "figure-18-negative", "figure-18-none", "rnm-exponential-dominates",
+    *(f"scenario-{number}-mse-{name.replace('_', '-')}" for number in (1, 2, 3)
+      for name in ("rnm", "gem", "mgem", "rs_gamma")),
 })
 FULL_ONLY_KEYS = frozenset({"sweep-best-mechanism", "sweep-gain-grows"})
 
@@ -220,7 +222,8 @@ def _bimodal_claims(runs: dict, eps: np.ndarray, figure: str) -> list[Result]:
                figure=figure, key="worse-than-uniform"),
         _spread_claim(s1, s2, eps, figure),
     ] + [new_result(AREA, f"scenario {key} exact MSE at eps = 1 ({m})",
-                    run.mse(m, _nearest(eps, 1.0)), figure)
+                    run.mse(m, _nearest(eps, 1.0)), figure,
+                    key=f"scenario-{key}-mse-{m.replace('_', '-')}")
          for key, run in runs.items() for m in ("rnm", "gem", "mgem", "rs_gamma")]
 
 
@@ -664,14 +667,22 @@ def _sweep_seeds(quick: bool, rng: np.random.Generator) -> list[Result]:
                            for t in SWEEP_T if t) + ")", "§VI, Figure 10",
                "increasing in |t|", len(grows) == len(steps),
                "; ".join(f"t {a:g} -> {b:g}: {m:+.2f} ± {h:.2f}" for a, b, (m, h) in steps),
-               "only in part: the gain grows significantly on the steps "
-               + (", ".join(f"{a:g} -> {b:g}" for a, b in grows) or "none")
-               + (", falls significantly on " + ", ".join(f"{a:g} -> {b:g}" for a, b in falls)
-                  if falls else "")
+               "only in part: "
+               + _steps_text("grows", grows) + _steps_text("falls", falls, ", ")
                + "; the other steps are within noise (the printed generator (t x + z)/5 also "
                "widens the spreads with |t|, which caps the gain on the positive side)",
                key="sweep-seeds-gain-grows"),
     ]
+
+
+def _steps_text(verb: str, steps, before: str = "") -> str:
+    """``"the gain grows significantly on the steps 0.3 -> 0.8, ..."``, ``"on no step"``
+    when there is none (or nothing at all after a first clause, ``before`` given)."""
+    if not steps:
+        return "" if before else f"the gain {verb} significantly on no step"
+    subject = f"{before}{verb}" if before else f"the gain {verb}"
+    return (f"{subject} significantly on the step{'s' if len(steps) > 1 else ''} "
+            + ", ".join(f"{a:g} -> {b:g}" for a, b in steps))
 
 
 def run(quick: bool, out: Path) -> list[Result]:

@@ -47,6 +47,8 @@ KEYS = frozenset({
     "ring-3/8-optimal", "ring-3/8-laplace", "ring-1-laplace-optimal", "figure-2-k5",
     "figure-3-lambda-0.40", "figure-3-lambda-0.46", "lemma-17-boundary",
     "theorem-22-discrete-lp", "protocol-monte-carlo", "theorem-24-quantile-offsets",
+    "line-dilp-k3-laplace-gap", "line-dilp-k2-laplace-gap", "even-k-closed-form-k2",
+    "even-k-closed-form-k4", "even-k-closed-form-k6", "ring-per-user-lp",
 })
 FULL_ONLY_KEYS = frozenset()
 
@@ -86,7 +88,8 @@ def _line_rows(quick: bool) -> list[Result]:
                                 key=f"line-dilp-k{k}-{what}"))
         rows.append(new_result(AREA, f"line DILP k={k}: primal - best discrete Laplace "
                                      f"(Laplace optimal on the grid too)",
-                               r.primal - r.laplace_cost_discrete))
+                               r.primal - r.laplace_cost_discrete,
+                               key=f"line-dilp-k{k}-laplace-gap"))
     one = solve_dilp(1, 1.0, 61)
     ratio = math.exp(-one.epsilon * one.spacing)
     discrete = 2 * one.spacing * ratio / (1 - ratio ** 2)        # E|X|, discrete Laplace
@@ -146,12 +149,12 @@ def _own_rows(quick: bool, out: Path) -> list[Result]:
                         figure=figure, key="figure-2-k5"))
     for k in (2, 4, 6):
         rows.append(new_result(AREA, f"even-k closed form f(1,{k}) = ln(1+2/k)",
-                               closed_form_cost(k, 1.0)))
+                               closed_form_cost(k, 1.0), key=f"even-k-closed-form-k{k}"))
     n = 10 if quick else 16
     per_user = solve(ring_dilp_per_user(2, 1.0, n)).objective
     invariant = solve(ring_dilp(2, 1.0, n).primal).objective
     rows.append(new_result(AREA, f"ring grid {n}: per-user LP (12) minus invariant LP",
-                           per_user - invariant))
+                           per_user - invariant, key="ring-per-user-lp"))
     protocol = MultiSelection(4, 1.0)
     est = protocol.monte_carlo_cost(20_000 if quick else 1_000_000, np.random.default_rng(6))
     rows.append(new_result(AREA, "protocol k=4, eps=1: Monte Carlo mean ± s.e. vs exact",

@@ -165,3 +165,24 @@ def test_bad_input(call, argument):
     with pytest.raises(InvalidArgumentError) as info:
         call()
     assert info.value.argument == argument
+
+
+def test_titles_are_plain_text_a_figure_renders():
+    """No ASCII markup (sigma_a^2) in a title: tables print it and figures draw it as it is;
+    every glyph is in matplotlib's default font (a missing one warns)."""
+    import warnings
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    titles = [scenario(i).title for i in range(1, 9)]
+    assert not [t for t in titles if set(t) & set("^_$\\")]
+    fig = plt.figure()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fig.suptitle("; ".join(titles))
+            fig.canvas.draw()
+    finally:
+        plt.close(fig)
