@@ -119,7 +119,9 @@ def register(subparsers) -> None:
     solve = actions.add_parser("solve", help="certified optimum and optimality ratios",
                                description="Certified optimum of the lattice LP for one "
                                            "(n, k, eps) with the optimality ratios of PF, EM "
-                                           "and RNM-Laplace.")
+                                           "and RNM-Laplace.",
+                               epilog="example: optmech lattice solve --n 3 --k 3 --eps 1 "
+                                      "--probabilities")
     solve.add_argument("--n", required=True, type=at_least(2), help="number of items (>= 2)")
     solve.add_argument("--k", required=True, type=at_least(1),
                        help="depth of the lattice (scores 0, -2, ..., -2k; >= 1)")
@@ -150,7 +152,8 @@ def register(subparsers) -> None:
                     "and the optimality ratios of PF, EM and RNM-Laplace as brackets "
                     "[ratio/upper, ratio/lower].  Status 'converged' when the relative "
                     "width reached --tol, 'time_limit' when --time-limit ended it first "
-                    "(the bracket is certified either way).")
+                    "(the bracket is certified either way).",
+        epilog="example: optmech lattice bound --n 6 --k 6 --eps 0.5 --tol 1e-3")
     bound.add_argument("--n", required=True, type=at_least(2), help="number of items (>= 2)")
     bound.add_argument("--k", required=True, type=at_least(1),
                        help="depth of the lattice (scores 0, -2, ..., -2k; >= 1)")
@@ -167,7 +170,9 @@ def register(subparsers) -> None:
 
     ratio = actions.add_parser("ratio", help="optimality-ratio sweep (Figure 2)",
                                description="Optimality ratios over a grid of eps for every "
-                                           "(n, k) pair, optionally plotted.")
+                                           "(n, k) pair, optionally plotted.",
+                               epilog="example: optmech lattice ratio --n 3,4 --k 3 --eps "
+                                      "0.1:2:8:log")
     ratio.add_argument("--n", required=True, type=int_list, help="comma list, e.g. 3,4,5,6")
     ratio.add_argument("--k", required=True, type=int_list, help="comma list, e.g. 4")
     ratio.add_argument("--eps", required=True, type=float_range,
