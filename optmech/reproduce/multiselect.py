@@ -122,7 +122,9 @@ def _ring_rows(quick: bool, out: Path) -> list[Result]:
                 f"{', '.join(f'{a:.4f}' for a in low.laplace_offsets)}: "
                 f"{low.laplace_cost:.5f} (the grid's discrete Laplace gives "
                 f"{low.laplace_cost_discrete:.5f}, Laplace wrapped around the ring 0.7634); "
-                f"no computation of the cost the text defines gives 0.75 (docs/errata.md)",
+                f"the paper does not say how its 0.75 was computed, and plausible readings "
+                f"span it (the line's discrete Laplace wrapped around a 12-point ring grid "
+                f"costs 0.7523): docs/claims.md, ms.appA2.ring-0.75",
                 figure, key="ring-3/8-laplace"),
         compare(AREA, f"ring k=2, eps=1: optimal - Laplace on grid {grid} (paper: Laplace "
                       f"optimal)", source("Appendix A.2, Figure 4"), 0.0,

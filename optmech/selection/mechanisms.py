@@ -268,8 +268,10 @@ class ExponentialMechanism(_ScaledMechanism):
         return PrivacyGuarantee(self.epsilon, 0.0, self._statement("McSherry-Talwar 2007"))
 
     def _pmf_rows(self, rows):
-        weights = np.exp(log_weight_rows(rows, self.exponent))
-        return weights / weights.sum(axis=1, keepdims=True)
+        weights = log_weight_rows(rows, self.exponent)      # a new array: exp in place
+        np.exp(weights, out=weights)
+        weights /= weights.sum(axis=1, keepdims=True)
+        return weights
 
     def _logpmf_rows(self, rows):
         z = log_weight_rows(rows, self.exponent)
