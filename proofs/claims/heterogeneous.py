@@ -283,8 +283,11 @@ CLAIMS = (
                  "_loses_to_it",),
           note="Each of GEM, mGEM, combined GEM and both RS_γ is worse than RNM somewhere in "
                "scenarios 1-8 (in the exact scenarios 1-3 already), and some are worse than the "
-               "uniform choice, while RNM never is: its selected score stochastically dominates "
-               "the uniform choice's (checked on random scores and sensitivities)."),
+               "uniform choice, while RNM never is: with i.i.d. noise a higher score is never "
+               "less likely to be selected (monotonicity), so Pr[one of the top j] ≥ j/n and "
+               "RNM's selected score stochastically dominates the uniform choice's; checked "
+               "on random scores and sensitivities.  'Safer' is read as these two facts on the "
+               "mechanisms and scenarios studied."),
     claim(id="het.appB.rs-exponential", location="Appendix B", kind="worked example",
           statement="Random stopping with exponential noise is not DP: in the example the ratio "
                     "Pr[M(D2) = 1]/Pr[M(D1) = 1] tends to infinity as k grows.",

@@ -321,9 +321,10 @@ CLAIMS = (
           tests=(f"{T_CLM}::test_pf_with_the_score_range_in_place_of_the_sensitivity_is_private",),
           note="PF is shift-invariant, so neighbours whose score changes lie in an interval "
                "of length R are monotone neighbours of sensitivity R up to a shift, for which "
-               "PF with the exponent ε/R is ε-DP; measured over every corner of {0, R/2, R}^n "
-               "with random shifts (the loss reaches ε and never exceeds it).  The composition "
-               "analysis of the same reference is not part of the claim."),
+               "PF with the exponent ε/R is ε-DP (Appendix B, Remark 1: pf.remark1.monotone); "
+               "measured over every corner of {0, R/2, R}^n with random shifts (the loss "
+               "reaches ε and never exceeds it).  The composition analysis of the same "
+               "reference is not part of the claim."),
     claim(id="pf.sec8.close-to-two-in-practice", location="§4.1 (after Figure 1(b)) and §8",
           kind="experimental outcome",
           statement="On real quality-score vectors the EM/PF ratio is close to two for the ε "
@@ -379,8 +380,9 @@ CLAIMS = (
                "n = 2 report-noisy-max is worse than EM for every c < 0 (EM dominates it)."),
     claim(id="pf.appF.rnm-only-through-p", location="Appendix F, before Figure 4",
           kind="remark",
-          statement="It is not clear whether report-noisy-max depends on c only through "
-                    "p = e^{εc/(2Δ)} (so Figure 4 is drawn against c, not p).",
+          statement="Left open: whether report-noisy-max depends on c only through "
+                    "p = e^{εc/(2Δ)} (\"not clear\", so Figure 4 is drawn against c, not p); "
+                    "the verdict is on the answer, that it does.",
           outcome="holds",
           tests=(f"{T_CLM}::test_report_noisy_max_depends_on_c_only_through_p",),
           note="The open point is settled: it does.  With the noise rescaled to unit scale, "
