@@ -13,7 +13,8 @@ Two mixins, declared once per class instead of written out in each:
   :meth:`Tabular.records` lists the rows as dicts, :meth:`Tabular.to_frame` makes a
   ``pandas.DataFrame`` of them and :meth:`Tabular.to_csv` writes them with the standard
   :mod:`csv` module (no pandas needed).  :class:`ResultList` is a list of such results
-  that is itself one table (e.g. the curves of a sweep, one block of rows per curve).
+  that is itself one table (e.g. the curves of a sweep, one block of rows per curve), shown
+  in a notebook as an HTML table of its rows (:func:`html_records`).
 
 pandas is optional (``pip install 'optmech[pandas]'``); without it :func:`data_frame`
 raises an ``ImportError`` that names the extra.  Numbers go into a CSV file as Python's
@@ -31,12 +32,14 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["Displayed", "ResultList", "Tabular", "data_frame", "html_table", "joined", "short_repr",
-           "value_text", "write_csv"]
+__all__ = ["Displayed", "ResultList", "Tabular", "data_frame", "html_records", "html_table",
+           "joined", "short_repr", "value_text", "write_csv"]
 
 # An array of at most this many entries is shown in full, a longer one by its ends.
 _SHOWN = 6
 _HTML_DIGITS = 8
+# A table of records longer than twice this shows its first and last this many rows.
+_HTML_ENDS = 10
 
 
 def _plain(value: Any) -> Any:
@@ -91,14 +94,36 @@ def value_text(value: Any, digits: int = _HTML_DIGITS) -> str:
 def html_table(title: str, items: Iterable[tuple[str, Any]]) -> str:
     """A small HTML table: ``title`` as its heading, then one row per ``(name, value)``
     (values through :func:`value_text`, everything escaped)."""
+    return _html_rows(title, 2, [[name, value] for name, value in items])
+
+
+def html_records(title: str, records: Sequence[dict]) -> str:
+    """An HTML table of ``records`` (one dict per row, columns in the order first seen):
+    ``title`` and the row count as its heading, a header row, then the rows; beyond
+    ``2 * _HTML_ENDS`` rows the first and last ``_HTML_ENDS`` around a row of dots."""
+    columns = _columns(records)
+    total = len(records)
+    rows = [[record.get(c) for c in columns] for record in records]
+    if total > 2 * _HTML_ENDS:
+        rows = [*rows[:_HTML_ENDS], ["…"] * len(columns), *rows[total - _HTML_ENDS:]]
+    return _html_rows(f"{title} ({total} rows)", max(len(columns), 1), rows, header=columns)
+
+
+def _html_rows(title: str, width: int, rows: Iterable[Sequence[Any]],
+               header: Sequence[str] = ()) -> str:
+    """``<table>``: ``title`` across ``width`` columns, the ``header`` cells, then ``rows``
+    (values through :func:`value_text`, everything escaped)."""
     # imported here, not at the top: the CLI imports this module at start-up
     import html
 
     left = ' style="text-align: left"'
-    rows = [f"<tr><th colspan=\"2\"{left}>{html.escape(title)}</th></tr>"]
-    rows += [f"<tr><td{left}>{html.escape(str(name))}</td>"
-             f"<td{left}>{html.escape(value_text(value))}</td></tr>" for name, value in items]
-    return "<table>\n" + "\n".join(rows) + "\n</table>"
+    lines = [f"<tr><th colspan=\"{width}\"{left}>{html.escape(title)}</th></tr>"]
+    if header:
+        lines.append("<tr>" + "".join(f"<th{left}>{html.escape(str(name))}</th>"
+                                      for name in header) + "</tr>")
+    lines += ["<tr>" + "".join(f"<td{left}>{html.escape(value_text(value))}</td>"
+                               for value in row) + "</tr>" for row in rows]
+    return "<table>\n" + "\n".join(lines) + "\n</table>"
 
 
 class Displayed:
@@ -203,7 +228,12 @@ class Tabular:
 
 class ResultList(list, Tabular):
     """A list of :class:`Tabular` results that is one table: its :meth:`records` are those
-    of its items in order (e.g. the curves of a sweep, one block of rows per curve)."""
+    of its items in order (e.g. the curves of a sweep, one block of rows per curve); in a
+    notebook it shows as that table (:func:`html_records`)."""
 
     def records(self) -> list[dict]:
         return [record for item in self for record in item.records()]
+
+    def _repr_html_(self) -> str:
+        kinds = sorted({type(item).__name__ for item in self})
+        return html_records(f"{len(self)} × {' / '.join(kinds) or 'result'}", self.records())

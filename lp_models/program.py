@@ -417,9 +417,12 @@ class Solution(Displayed):
     ``x`` primal values, ``row_activity = A @ x``, ``row_duals`` (y) and ``reduced_costs``
     (z = c - A.T y) in HiGHS's convention, ``objective`` the primal objective (with offset),
     ``dual_objective`` recomputed from ``y``, ``z`` and the bounds, ``status`` the HiGHS model
-    status text, ``solve_seconds`` the wall time of ``run()``.  ``repr`` and the notebook
-    table show the status, both objectives, the gap and the infeasibilities, not the
-    vectors.
+    status text, ``solve_seconds`` the wall time of ``run()``.  Both objectives are in the
+    LP's own (possibly scaled) units; ``objective_in_units`` is the objective in the units
+    ``objective_units`` names (``LinearProgram.objective_in_units``: the lattice LP's mean
+    error per score vector becomes the paper's total error).  ``repr`` and the notebook
+    table show the status, both objectives (and ``objective_in_units`` when the LP is
+    scaled), the gap and the infeasibilities, not the vectors.
     """
 
     #: Primal values, one per column.
@@ -446,6 +449,10 @@ class Solution(Displayed):
     max_primal_infeasibility: float
     #: Largest dual infeasibility HiGHS reports.
     max_dual_infeasibility: float
+    #: The LP's ``objective_scale``: ``objective_scale * objective`` is in ``objective_units``.
+    objective_scale: float = 1.0
+    #: The LP's ``objective_units``: what the scaled objective measures, in words.
+    objective_units: str = ""
 
     _display = ("status", "objective", "dual_objective", "gap", "max_primal_infeasibility",
                 "max_dual_infeasibility", "method", "iterations", "solve_seconds")
@@ -454,6 +461,23 @@ class Solution(Displayed):
     def gap(self) -> float:
         """Relative primal–dual gap ``|p - d| / max(1, |p|)``."""
         return abs(self.objective - self.dual_objective) / max(1.0, abs(self.objective))
+
+    @property
+    def objective_in_units(self) -> float:
+        """``objective_scale * objective``: the objective in ``objective_units``."""
+        return self.objective_scale * self.objective
+
+    def _repr_items(self):
+        """The key numbers; after ``objective``, ``objective_in_units`` when the LP is
+        scaled (its ``objective`` is then not the number its units name)."""
+        items = super()._repr_items()
+        if self.objective_scale != 1.0:
+            items.insert(2, ("objective_in_units", self.objective_in_units))
+        return items
+
+    def _display_items(self):
+        units = [("objective_units", self.objective_units)] if self.objective_units else []
+        return [*self._repr_items(), *units]
 
 
 def dual_objective(lp: LinearProgram, row_duals: np.ndarray,
@@ -790,6 +814,8 @@ class HighsModel:
             iterations=iterations,
             max_primal_infeasibility=violation,
             max_dual_infeasibility=max(dual_infeasibility, float(info.max_dual_infeasibility)),
+            objective_scale=lp.objective_scale,
+            objective_units=lp.objective_units,
         )
 
 

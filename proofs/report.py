@@ -82,8 +82,9 @@ def render(outcomes: list[Outcome], registry: Registry = BUILTIN) -> str:
             lines += ["", f"### {ident.name}", "",
                       f"**Status: {res.status}.**  Source: {ident.source}.  "
                       f"Method: {ident.method}.", "",
-                      f"**Statement.** {ident.statement}", "",
-                      "**SymPy.**", "", "```python", ident.sympy, "```", ""]
+                      f"**Statement.** {ident.statement}", ""]
+            if ident.sympy:             # registered without SymPy source: no empty block
+                lines += ["**SymPy.**", "", "```python", ident.sympy, "```", ""]
             if res.counterexample:
                 lines += [f"**Counter-example.** {res.counterexample}", ""]
             if res.corrected:

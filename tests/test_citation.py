@@ -42,6 +42,19 @@ def test_the_file_has_the_keys_and_types_the_format_requires():
         assert isinstance(reference["year"], int)
 
 
+def test_the_toolkit_is_cited_at_its_version_and_release_date():
+    """``date-released`` is the date of the current version's CHANGELOG heading."""
+    import datetime
+
+    headings = re.findall(r"^## (\S+) \((\d{4}-\d{2}-\d{2})\)$",
+                          (ROOT / "CHANGELOG.md").read_text(encoding="utf-8"), re.MULTILINE)
+    dates = [date for version, date in headings if version == optmech.__version__]
+    released = CITATION["date-released"]
+    released = released if isinstance(released, str) else released.isoformat()
+    assert dates == [released]
+    datetime.date.fromisoformat(released)
+
+
 def test_the_toolkit_is_cited_at_its_version_and_source():
     assert CITATION["version"] == optmech.__version__
     assert CITATION["license"] == PROJECT["license"]

@@ -102,17 +102,22 @@ class LatticeClasses:
 
     #: The number of items.
     n: int
-    #: The depth of the lattice.
+    #: The depth of the lattice: levels ``0..k`` (scores ``0, -2Δ, ..., -2kΔ``).
     k: int
-    #: ``(C, k + 1)`` int16: row ``c`` is the count vector of class ``c`` (sorted by key).
+    #: ``(C, k + 1)`` int16: row ``c`` is the count vector of class ``c`` (sorted by key):
+    #: ``counts[c, j]`` items at level ``j`` (score ``-2Δj``; ``-jΔ`` on the Δ-lattice).
     counts: np.ndarray
-    #: ``(C,)`` int64 mixed-radix keys (sorted).
+    #: ``(C,)`` int64 mixed-radix keys ``sum_j counts[c, j] (n + 1)^j`` (sorted; :meth:`find`
+    #: maps a key to its class).
     keys: np.ndarray
-    #: ``(C,)`` float64: ``multinomial(m)`` (exact integers).
+    #: ``(C,)`` float64: ``multinomial(m)``, how many score vectors of Q class ``c`` holds
+    #: (its permutations; exact integers).
     multiplicity: np.ndarray
-    #: ``(V,)`` class index of every variable (class-major).
+    #: ``(V,)`` class index of every variable (class-major): variable ``v`` is one item at
+    #: level ``var_level[v]`` of a vector of class ``var_class[v]``, and a solution's
+    #: ``probabilities[v]`` is that item's probability.
     var_class: np.ndarray
-    #: ``(V,)`` level of every variable (class-major).
+    #: ``(V,)`` level of every variable (class-major): its item's score is ``-2Δ`` times it.
     var_level: np.ndarray
     #: ``(V,)`` the variable on the other side of the variable's own privacy row, or -1
     #: where the row is dropped (top variables of classes with ``m_k > 0``).

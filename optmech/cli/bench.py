@@ -44,7 +44,8 @@ def register(subparsers) -> None:
                       "checkout)",
         description="Run every benchmark module (python -m benchmarks) of the source "
                     "checkout: times as medians with min/max over at least 5 runs, ratios "
-                    "against baselines measured in the same run.")
+                    "against baselines measured in the same run.",
+        epilog="example: optmech bench --quick --only gem")
     parser.add_argument("--quick", action="store_true",
                         help="small sizes, a few minutes; tables go to "
                              "benchmarks/results/quick/ (never over the full-size tables)")

@@ -21,7 +21,8 @@ def register(subparsers) -> None:
                     "median: score = minus the individuals to add or remove so the bin holds "
                     "the median.  Both have sensitivity 1.  --json prints {pf, em, rnm_laplace, "
                     "ratio_em_pf}; the ratio is computed in log space, so it stays exact "
-                    "where both errors underflow to 0 (it is 1 when every bin ties).")
+                    "where both errors underflow to 0 (it is 1 when every bin ties).",
+        epilog="example: optmech data error --dataset HEPTH --task mode --eps 0.04")
     parser.add_argument("action", choices=ACTIONS)
     parser.add_argument("--dataset", required=True,
                         help=f"built-in name ({', '.join(DATASETS)}) or a .npy/.csv file of "

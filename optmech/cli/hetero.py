@@ -54,7 +54,8 @@ def register(subparsers) -> None:
                     "(score vectors drawn from the scenario), with 95% confidence "
                     "intervals.  Scenarios 1-3 are deterministic: one exact value.  "
                     "Scenario keys: 1..8, or sweep:T for the correlation sweep of "
-                    "Figure 10 (T in -5, -0.8, -0.3, 0, 0.3, 0.8, 5 in the paper).")
+                    "Figure 10 (T in -5, -0.8, -0.3, 0, 0.3, 0.8, 5 in the paper).",
+        epilog="example: optmech hetero run --scenario 4 --eps 0.1:10:5:log --trials 10")
     run_parser.add_argument("--scenario", required=True, type=scenario_key,
                             help="1..8, or sweep:T (e.g. sweep:0.3)")
     run_parser.add_argument("--eps", required=True, type=float_range,

@@ -126,7 +126,9 @@ def register(subparsers) -> None:
     solve = actions.add_parser("solve", help="certified optimum and optimality ratios",
                                description="Certified optimum of the lattice LP for one "
                                            "(n, k, eps) with the optimality ratios of PF, EM "
-                                           "and RNM-Laplace.")
+                                           "and RNM-Laplace.",
+                               epilog="example: optmech lattice solve --n 3 --k 3 --eps 1 "
+                                      "--probabilities")
     solve.add_argument("--n", required=True, type=at_least(2), help="number of items (>= 2)")
     solve.add_argument("--k", required=True, type=at_least(1),
                        help="depth of the lattice (scores 0, -2, ..., -2k; >= 1)")
@@ -143,6 +145,10 @@ def register(subparsers) -> None:
     solve.add_argument("--lattice", choices=LATTICES, default="2delta",
                        help="2delta: the paper's lattice (one step = 2Δ); delta: one step "
                             "= Δ, the grid of counts (constraints regular only)")
+    solve.add_argument("--probabilities", action="store_true",
+                       help="also print the optimal mechanism: one row per score vector up "
+                            "to permutation (items from the best down), its multiplicity in "
+                            "Q, the probability of each item and the expected error")
     _common_options(solve)
     solve.set_defaults(func=run_solve, estimate=estimate_solve)
 
@@ -154,7 +160,8 @@ def register(subparsers) -> None:
                     "[ratio/upper, ratio/lower].  Status 'converged' when the relative "
                     "width reached --tol, 'time_limit' when --time-limit (which bounds the "
                     "whole command) ended it first (the bracket is certified either way), "
-                    "'exact' when --exact finished it to the certified optimum.")
+                    "'exact' when --exact finished it to the certified optimum.",
+        epilog="example: optmech lattice bound --n 6 --k 6 --eps 0.5 --tol 1e-3")
     bound.add_argument("--n", required=True, type=at_least(2), help="number of items (>= 2)")
     bound.add_argument("--k", required=True, type=at_least(1),
                        help="depth of the lattice (scores 0, -2, ..., -2k; >= 1)")
@@ -171,7 +178,9 @@ def register(subparsers) -> None:
 
     ratio = actions.add_parser("ratio", help="optimality-ratio sweep (Figure 2)",
                                description="Optimality ratios over a grid of eps for every "
-                                           "(n, k) pair, optionally plotted.")
+                                           "(n, k) pair, optionally plotted.",
+                               epilog="example: optmech lattice ratio --n 3,4 --k 3 --eps "
+                                      "0.1:2:8:log")
     ratio.add_argument("--n", required=True, type=int_list, help="comma list, e.g. 3,4,5,6")
     ratio.add_argument("--k", required=True, type=int_list, help="comma list, e.g. 4")
     ratio.add_argument("--eps", required=True, type=float_range,
@@ -255,6 +264,7 @@ def run_solve(args: argparse.Namespace) -> int:
                             weights=args.weights, lattice=args.lattice)
     paper = args.objective == "sum" and args.lattice == "2delta"
     ratios = (optimality_ratios if paper else objective_ratios)(optimum, args.mechanisms)
+    table = optimum.records() if args.probabilities else None
     payload = {
         "n": optimum.n, "k": optimum.k, "epsilon": optimum.epsilon,
         "variables": optimum.num_variables, "constraints": optimum.num_constraints,
@@ -269,6 +279,7 @@ def run_solve(args: argparse.Namespace) -> int:
         "lattice": optimum.lattice,
         "weights": args.weights if args.objective == "weighted" else None,
         "aggregates": aggregate_labels(optimum),
+        "probabilities": None if table is None else probability_rows(table, optimum.n),
     }
 
     def render(p):
@@ -288,10 +299,24 @@ def run_solve(args: argparse.Namespace) -> int:
                 ("solve seconds", f"{p['solve_seconds']:.3f}")]
         label = "optimality" if p["objective"] == "sum" else p["objective"]
         rows += [(f"{label} ratio {name}", value) for name, value in p["ratios"].items()]
-        return text_table(["quantity", "value"], rows)
+        text = text_table(["quantity", "value"], rows)
+        if table is not None:
+            text += ("\n\noptimal mechanism: scores q (units of Δ, best first), multiplicity "
+                     "in Q, probabilities p\n"
+                     + text_table(list(table[0]), [list(r.values()) for r in table]))
+        return text
 
     emit(args, payload, render)
     return 0
+
+
+def probability_rows(records: list[dict], n: int) -> list[dict]:
+    """The ``probabilities`` of ``lattice solve --json``: the optimum's table
+    (:meth:`~optmech.lattice.optimum.LatticeSolutionMechanism.records`) with each row's
+    scores and probabilities as two lists."""
+    return [{"scores": [r[f"q{i}"] for i in range(n)], "multiplicity": r["multiplicity"],
+             "pmf": [r[f"p{i}"] for i in range(n)], "expected_error": r["expected_error"]}
+            for r in records]
 
 
 @_solver_errors_as_one_line

@@ -37,7 +37,8 @@ def register(subparsers) -> None:
         "cost", help="optimal offsets and the cost f(eps, k) = E min_i h(|Y - a_i|)",
         description="Optimal offsets for Laplace noise (closed form for the identity, the "
                     "paper's recurrence otherwise), or the Appendix A.3 quantile offsets "
-                    "for --noise gaussian|logistic, with their exact expected cost.")
+                    "for --noise gaussian|logistic, with their exact expected cost.",
+        epilog="example: optmech multiselect cost --k 4 --eps 1")
     _common(cost)
     cost.add_argument("--noise", choices=NOISES, default="laplace",
                       help="user noise with E|Y| = 1/eps (default laplace)")
@@ -47,7 +48,8 @@ def register(subparsers) -> None:
     dilp = actions.add_parser(
         "dilp", help="solve the discretised DILP (primal and dual) and compare with Laplace",
         description="Translation-invariant discretised DILP on the line (exact tails) or "
-                    "the ring; primal and dual solved with HiGHS.")
+                    "the ring; primal and dual solved with HiGHS.",
+        epilog="example: optmech multiselect dilp --k 2 --eps 0.375 --ring --grid 120")
     _common(dilp)
     dilp.add_argument("--ring", action="store_true", help="users and results on a ring")
     dilp.add_argument("--grid", type=positive_int, default=None,
@@ -60,7 +62,8 @@ def register(subparsers) -> None:
     dilp.set_defaults(func=run_dilp, estimate=estimate_dilp)
 
     sample = actions.add_parser(
-        "sample", help="simulate the protocol: Monte Carlo cost beside the exact cost")
+        "sample", help="simulate the protocol: Monte Carlo cost beside the exact cost",
+        epilog="example: optmech multiselect sample --k 2 --eps 1 --size 1000 --seed 1")
     _common(sample)
     sample.add_argument("--noise", choices=NOISES, default="laplace")
     sample.add_argument("--size", type=positive_int, default=100_000)

@@ -43,7 +43,9 @@ def register(subparsers) -> None:
 
     check = actions.add_parser("check", help="run the checks and print the outcomes",
                                description="Run the checks; exit status 0 only when nothing "
-                                           "is failed.")
+                                           "is failed.",
+                               epilog="example: optmech proofs check --only "
+                                      "secretary.threshold")
     check.add_argument("--json", action="store_true",
                        help="print one JSON object (the identities in a list, and their "
                             "counts) instead of a table")
@@ -56,7 +58,8 @@ def register(subparsers) -> None:
         description="Run the checks and write the Markdown reports identities.md and "
                     "claims.md (deterministic: same input, same bytes).  Default folder: "
                     "docs/ of the source checkout, or docs/ under the current directory "
-                    "when optmech is installed.")
+                    "when optmech is installed.",
+        epilog="example: optmech proofs regenerate --output out/identities.md")
     regenerate.add_argument("--output", type=Path, default=None, metavar="FILE",
                             help="identities file (default: docs/identities.md)")
     regenerate.add_argument("--claims-output", type=Path, default=None, metavar="FILE",

@@ -16,9 +16,10 @@ def register(subparsers) -> None:
 
     parser = subparsers.add_parser(
         "reproduce", help="rerun the papers' numbers and figures; write DIR/report.md",
-        description="Recompute every quantitative result and figure of the five papers from "
+        description="Recompute every quantitative result and figure of the four papers from "
                     "the built-in defaults and write a report comparing ours with the "
-                    "papers'.  Exit status 1 if a result that should match does not.")
+                    "papers'.  Exit status 1 if a result that should match does not.",
+        epilog="example: optmech reproduce --quick --only selection")
     parser.add_argument("--quick", action="store_true",
                         help="smaller sweeps (under 2 minutes on 2 cores)")
     parser.add_argument("--only", choices=areas(), action="append", metavar="AREA",

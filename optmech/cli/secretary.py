@@ -40,7 +40,8 @@ def register(subparsers) -> None:
         description="Privacy of the p-mix of M* with the blind choice under d_l: ε for a "
                     "given δ (default δ = 0), or δ for a given ε; exact over all pairs "
                     "(Theorem 3.2), the paper's closed form (Theorem 4.2 / Corollary 2), "
-                    "its n -> infinity limit and Theorem 4.1's bound.")
+                    "its n -> infinity limit and Theorem 4.1's bound.",
+        epilog="example: optmech secretary profile --n 100 --p 0.5 --l 1 --delta 0.01")
     profile.add_argument("--n", type=integer, required=True, help="number of candidates (>= 2)")
     profile.add_argument("--p", type=number, required=True, help="mix weight of M*, in [0, 1]")
     profile.add_argument("--l", type=integer, default=1, help="metric d_l, l in 1..n-1 (default 1)")
@@ -53,7 +54,8 @@ def register(subparsers) -> None:
     optimal = actions.add_parser(
         "optimal", help="optimal (ε, δ)-DP stopping rule vs the best p-mix",
         description="Solve the LP of the best (ε, δ)-DP stopping rule under d_l and compare "
-                    "it with the best p-mix at the same (ε, δ, l), computed exactly at n.")
+                    "it with the best p-mix at the same (ε, δ, l), computed exactly at n.",
+        epilog="example: optmech secretary optimal --n 12 --eps 0.5 --delta 0.01")
     optimal.add_argument("--n", type=integer, required=True, help="number of candidates (>= 2)")
     optimal.add_argument("--eps", type=number, required=True, help="ε >= 0")
     optimal.add_argument("--delta", type=number, required=True, help="δ in [0, 1]")

@@ -58,12 +58,16 @@ def register(subparsers) -> None:
     actions = add_actions(parser, metavar="{" + ",".join(ACTIONS) + "}")
     helps = {"pmf": "exact selection probabilities", "error": "exact expected error",
              "sample": "random selections"}
+    examples = {"pmf": "pmf --mechanism pf --scores 0,-1,-3 --eps 1.3",
+                "error": "error --mechanism em --scores 0,-1,-3 --eps 1.3",
+                "sample": "sample --mechanism pf --scores 0,-1 --eps 1 --seed 1"}
     for action, text in helps.items():
         one = actions.add_parser(action, help=text, description=text + " of one mechanism "
-                                 "on one score vector")
-        one.add_argument("--mechanism", required=True, type=names(MECHANISMS),
-                         metavar="{" + ",".join(MECHANISMS) + "}",
-                         help="the mechanism (rnm-laplace spells rnm_laplace too)")
+                                 "on one score vector",
+                                 epilog=f"example: optmech select {examples[action]}")
+        one.add_argument("--mechanism", required=True, type=names(MECHANISMS), metavar="NAME",
+                         help="the mechanism: " + ", ".join(MECHANISMS)
+                              + " (rnm-laplace spells rnm_laplace too)")
         one.add_argument("--scores", required=True, type=finite_scores,
                          help="comma-separated utilities, e.g. 0,-1,-3")
         one.add_argument("--eps", required=True, type=positive_float, help="epsilon > 0")
@@ -80,7 +84,8 @@ def register(subparsers) -> None:
     search = actions.add_parser(
         "em-pf-search", help="search for the largest ratio E[err EM] / E[err PF]",
         description="The largest ratio E[err EM]/E[err PF] found over score vectors (below "
-                    "2 for every vector; 2 is the supremum).")
+                    "2 for every vector; 2 is the supremum).",
+        epilog="example: optmech select em-pf-search --n 2,3 --eps 1 --starts 1")
     search.add_argument("--n", required=True, type=int_list,
                         help="comma list of candidate counts (2 to 200)")
     search.add_argument("--eps", required=True, type=positive_floats,

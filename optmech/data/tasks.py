@@ -189,18 +189,18 @@ def expected_errors(scores, epsilon: float, *, sensitivity: float = 1.0,
 
     ``mechanisms`` are names of :func:`optmech.selection.mechanisms.make_mechanism`, and the
     keys of the result are those names in their one spelling (``rnm_laplace``, also when
-    asked for as ``rnm-laplace``); the default is
+    asked for as ``rnm-laplace``), or a dict ``{label: name}`` keyed by its labels
+    (:func:`~optmech.selection.mechanisms.labelled_mechanisms`); the default is
     permute-and-flip (Gauss–Legendre pmf, ~1e-13), the exponential mechanism (softmax,
     ~1e-15 relative) and report-noisy-max with Laplace noise (piecewise quadrature, pmf
     within ~1e-12).  With ``monotonic=True`` every mechanism uses its monotonic variant.
     """
     q = check_scores(scores)
     # imported on use (CLI start-up)
-    from optmech.selection.mechanisms import canonical_name, make_mechanism
+    from optmech.selection.mechanisms import labelled_mechanisms, make_mechanism
 
-    return {canonical_name(name): make_mechanism(name, epsilon, sensitivity,
-                                                 monotonic).expected_error(q)
-            for name in mechanisms}
+    return {label: make_mechanism(name, epsilon, sensitivity, monotonic).expected_error(q)
+            for label, name in labelled_mechanisms(mechanisms)}
 
 
 def error_ratio(scores, epsilon: float, *, sensitivity: float = 1.0, monotonic: bool = False,
@@ -222,17 +222,17 @@ def error_ratio(scores, epsilon: float, *, sensitivity: float = 1.0, monotonic: 
 
 def error_curves(scores, epsilons, *, sensitivity: float = 1.0, monotonic: bool = False,
                  mechanisms=MECHANISMS, desc: str | None = None) -> dict[str, np.ndarray]:
-    """:func:`expected_errors` at every epsilon in ``epsilons`` (one array per mechanism),
-    with a progress bar on stderr."""
-    from optmech.selection.mechanisms import canonical_name
+    """:func:`expected_errors` at every epsilon in ``epsilons`` (one array per mechanism,
+    keyed as there), with a progress bar on stderr."""
+    from optmech.selection.mechanisms import labelled_mechanisms
 
     q = check_scores(scores)
-    mechanisms = [canonical_name(name) for name in mechanisms]
+    mechanisms = dict(labelled_mechanisms(mechanisms))
     grid = [check_positive(e, "epsilon") for e in np.atleast_1d(epsilons)]
     rows = [expected_errors(q, e, sensitivity=sensitivity, monotonic=monotonic,
                             mechanisms=mechanisms)
             for e in progress(grid, total=len(grid), desc=desc)]
-    return {name: np.array([row[name] for row in rows]) for name in mechanisms}
+    return {label: np.array([row[label] for row in rows]) for label in mechanisms}
 
 
 def epsilon_for_error(scores, target: float, *, mechanism: str = "em",

@@ -51,6 +51,7 @@ from lp_models.display import Displayed, Tabular
 from optmech.heterogeneous.gem import spearman_correlation
 from optmech.heterogeneous.registry import MECHANISM_NAMES, make_heterogeneous
 from optmech.resources import require_memory
+from optmech.selection.mechanisms import labelled_mechanisms
 from optmech.sweep import run_sweep
 from optmech.validation import InvalidArgumentError, check_choice, check_finite, check_integer
 
@@ -81,7 +82,8 @@ class Scenario:
     #: Its name: ``"1"`` to ``"8"`` or ``"sweep:T"`` (``"sweep:T/normalised"`` for the normalised
     #: variant), as :func:`scenario_from_key` reads it.
     key: str
-    #: A short description, for tables and figure titles.
+    #: A short description, for tables and figure titles (plain Unicode, no markup:
+    #: ``"N(log a, σₐ²), σₐ increasing in a"``).
     title: str
     #: Means of the score distributions, shape ``(C, n)``: component ``c``, candidate ``a``
     #: (``C = 2`` in scenarios 7-8, the two user groups; else 1).
@@ -168,13 +170,13 @@ def scenario(number: int, seed: int = 0) -> Scenario:
     if number == 3:
         return _bimodal("3", "bimodal, no correlation", np.arange(N_CANDIDATES) % 2 == 0)
     if number == 4:
-        return _normal_scenario("4", "N(log a, sigma_a^2), sigma increasing", np.log(a),
+        return _normal_scenario("4", "N(log a, σₐ²), σₐ increasing in a", np.log(a),
                                 np.sort(_truncated_spreads(rng)))
     if number == 5:
-        return _normal_scenario("5", "N(0.1 a, (2.3 - 0.02 a)^2)", 0.1 * a, 2.3 - 0.02 * a)
+        return _normal_scenario("5", "N(0.1 a, (2.3 − 0.02 a)²)", 0.1 * a, 2.3 - 0.02 * a)
     if number == 6:
         means = rng.uniform(0.0, 1.0, N_CANDIDATES)
-        return _normal_scenario("6", "N(mu_a, sigma_a^2), independent", means,
+        return _normal_scenario("6", "N(μₐ, σₐ²), independent", means,
                                 _truncated_spreads(rng))
     sd = 0.5 if number == 7 else 3.0
     base = 8.0 * np.arange(N_CANDIDATES) / N_CANDIDATES
@@ -221,7 +223,8 @@ def scenario_from_key(key: str, seed: int = 0) -> Scenario:
 class MSEPoint:
     """Mean squared error of one mechanism at one ε with its 95% confidence interval."""
 
-    #: Name of the mechanism, one of ``optmech.heterogeneous.MECHANISM_NAMES``.
+    #: The mechanism: its name, one of ``optmech.heterogeneous.MECHANISM_NAMES``, or the label
+    #: it was given in a dict ``{label: name}``.
     mechanism: str
     #: The privacy parameter ε of the point (> 0).
     epsilon: float
@@ -322,13 +325,17 @@ def run_scenario(scen: Scenario, epsilons, trials: int = 100, mechanisms=MECHANI
     the interval is ``mean ± t_{0.975, T-1} sd/sqrt(T)`` over the ``T`` trials.  A
     deterministic scenario (1-3) is evaluated once, whatever ``trials`` says.  One cell
     per ε runs through :func:`optmech.sweep.run_sweep` (``workers``, ``dask_scheduler``,
-    ``cache_dir``); every executor gives the same numbers.
+    ``cache_dir``); every executor gives the same numbers.  ``mechanisms``: names of
+    :data:`~optmech.heterogeneous.MECHANISM_NAMES`, or a dict ``{label: name}`` whose labels
+    name the points (:func:`~optmech.selection.mechanisms.labelled_mechanisms`).
     """
     epsilons = [check_finite(e, "epsilons") for e in np.atleast_1d(epsilons)]
     if not epsilons or min(epsilons) <= 0:
         raise InvalidArgumentError("epsilons", epsilons, "one or more numbers > 0")
     trials = 1 if scen.deterministic else check_integer(trials, "trials", minimum=1)
-    mechanisms = [check_choice(m, "mechanism", MECHANISM_NAMES) for m in mechanisms]
+    labelled = [(label, check_choice(name, "mechanism", MECHANISM_NAMES))
+                for label, name in labelled_mechanisms(mechanisms)]
+    mechanisms = [name for _, name in labelled]
     require_memory(run_estimate(trials, len(epsilons), len(mechanisms)), "trials", trials)
     scores = scen.scores(trials, np.random.default_rng(rng)).tolist()
     cells = [{"epsilon": e, "mechanisms": mechanisms, "scores": scores,
@@ -337,6 +344,6 @@ def run_scenario(scen: Scenario, epsilons, trials: int = 100, mechanisms=MECHANI
                             dask_scheduler=dask_scheduler, cache_dir=cache_dir,
                             desc=f"scenario {scen.key}")
     errors = np.array(per_epsilon).transpose(1, 0, 2)   # (mechanism, epsilon, trial)
-    points = tuple(MSEPoint(m, e, *mean_interval(errors[i, j]))
-                   for i, m in enumerate(mechanisms) for j, e in enumerate(epsilons))
+    points = tuple(MSEPoint(label, e, *mean_interval(errors[i, j]))
+                   for i, (label, _) in enumerate(labelled) for j, e in enumerate(epsilons))
     return ScenarioResult(scen, trials, points)

@@ -19,7 +19,7 @@ import numpy as np
 from optmech.lattice.objectives import aggregate_error
 from optmech.lattice.optimum import LatticeOptimum
 from optmech.lattice.ratios import RATIO_MECHANISMS, class_errors
-from optmech.selection.mechanisms import make_mechanism
+from optmech.selection.mechanisms import labelled_mechanisms, make_mechanism
 from optmech.validation import check_choice
 
 __all__ = ["mechanism_class_errors", "objective_ratios"]
@@ -38,8 +38,10 @@ def mechanism_class_errors(name: str, optimum: LatticeOptimum) -> np.ndarray:
 def objective_ratios(optimum: LatticeOptimum, mechanisms=RATIO_MECHANISMS
                      ) -> dict[str, float]:
     """``objective(mechanism) / optimum.objective_value`` for each named mechanism, with
-    the optimum's objective, lattice and class weights."""
+    the optimum's objective, lattice and class weights: ``mechanisms`` names (keyed by
+    each in its one spelling) or a dict ``{label: name}``
+    (:func:`~optmech.selection.mechanisms.labelled_mechanisms`)."""
     weights = optimum.objective_weights
-    return {name: aggregate_error(mechanism_class_errors(name, optimum), optimum.objective,
-                                  weights) / optimum.objective_value
-            for name in mechanisms}
+    return {label: aggregate_error(mechanism_class_errors(name, optimum), optimum.objective,
+                                   weights) / optimum.objective_value
+            for label, name in labelled_mechanisms(mechanisms)}

@@ -325,8 +325,8 @@ def bracket_ratios(bracket: LatticeBracket, mechanisms=RATIO_MECHANISMS
     weighting.  ``mechanisms`` as for :func:`optmech.lattice.ratios.optimality_ratios`:
     names (``"pf"``, ``"em"``, ``"rnm_laplace"``, ...), or your own mechanisms at the
     bracket's epsilon (a :class:`~optmech.selection.mechanisms.PmfMechanism`, an object with
-    ``pmf(scores)`` or a function of the scores), keyed by the name given or the mechanism's
-    ``name``."""
+    ``pmf(scores)`` or a function of the scores), keyed by each name or mechanism's ``name``,
+    or a dict ``{label: mechanism}`` keyed by its labels."""
     return _ratio_brackets(mechanism_totals(mechanisms, bracket.epsilon, bracket.n,
                                             bracket.k, bracket.weighting, bracket.classes),
                            bracket)

@@ -92,7 +92,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from lp_models.display import Displayed
+from lp_models.display import Displayed, Tabular
 from lp_models.lattice import (
     LATTICES,
     class_weights,
@@ -132,7 +132,10 @@ from optmech.lattice.objectives import (
     solve_objective_with_highs,
 )
 from optmech.lattice.solve_loop import finish_with_highs, solve_with_highs
+from optmech.resources import require_memory
+from optmech.selection.mechanisms import PrivacyGuarantee, SelectionMechanism
 from optmech.selection.privacy import lattice_neighbours, realised_epsilon
+from optmech.selection.samplers import sample_from_pmf
 from optmech.validation import (
     InvalidArgumentError,
     check_choice,
@@ -177,16 +180,21 @@ _SPREAD = 1e-8
 # by less than their last digit).
 _ROW_MARGIN = 1e-9
 _ROUNDING = 8 * 2.0 ** -52
+# Bytes per cell of the mechanism's table as Python rows (a float and its dict slot).
+_RECORD_BYTES = 100
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class LatticeOptimum(Displayed):
+class LatticeOptimum(Displayed, Tabular):
     """A certified optimum of the lattice LP.
 
-    ``probabilities[v]`` is the optimum's probability of one item at level ``var_level[v]``
-    in class ``var_class[v]`` of ``classes`` (it satisfies every LP row exactly, up to
-    floating-point rounding reported in ``max_violation``).  ``total_error`` is the sum over
-    the weighted vectors of the expected error (units of the sensitivity, Δ = 1),
+    The optimal mechanism is one call away: ``mechanism()`` is a selection mechanism
+    (``pmf(scores)`` on any lattice vector, ``rvs``, ``privacy``) and ``to_frame()`` its
+    table, one row per score vector up to permutation with the probability of every item.
+    Underneath, ``probabilities[v]`` is the optimum's probability of one item at level
+    ``var_level[v]`` in class ``var_class[v]`` of ``classes`` (it satisfies every LP row
+    exactly, up to floating-point rounding reported in ``max_violation``).  ``total_error`` is
+    the sum over the weighted vectors of the expected error (units of the sensitivity, Δ = 1),
     ``lower_bound`` the certified lower bound on the LP's optimal value, ``gap`` their
     relative difference.  ``num_constraints`` counts every row of the LP (all monotonicity
     rows for ``"regular"``, even those row generation never added).  ``relaxed_dual_bound``
@@ -299,8 +307,14 @@ class LatticeOptimum(Displayed):
         return self.probabilities
 
     def mechanism(self) -> LatticeSolutionMechanism:
-        """The optimum as a mechanism with a ``pmf`` on the lattice (for privacy checks)."""
+        """The optimum as a selection mechanism on the lattice (``pmf``, ``logpmf``,
+        ``rvs``, ``epsilon``, ``privacy``; :class:`LatticeSolutionMechanism`)."""
         return LatticeSolutionMechanism(self)
+
+    def records(self) -> list[dict]:
+        """The optimal mechanism as a table, one row per score vector up to permutation
+        (:meth:`LatticeSolutionMechanism.records`): ``to_frame()`` gives it as a DataFrame."""
+        return self.mechanism().records()
 
     # repr and notebook table: the problem, the value, its certificate
     _display = ("n", "k", "epsilon", "objective", "lattice", "objective_value", "lower_bound",
@@ -316,33 +330,117 @@ class LatticeOptimum(Displayed):
                 ("solve_seconds", self.solve_seconds)]
 
 
-class LatticeSolutionMechanism:
-    """The optimal lattice mechanism as an object with ``pmf(scores)`` (sensitivity 1).
+class LatticeSolutionMechanism(SelectionMechanism, Tabular):
+    """The optimal lattice mechanism (or a bracket's upper point) as a selection mechanism.
 
-    ``scores`` must lie on the optimum's lattice up to a common shift (``q_r - q* = -2j``
-    on the 2Δ-lattice, ``-j`` on the Δ-lattice, integer ``0 <= j <= k``); anything else
-    raises :class:`InvalidArgumentError`.
+    It has the interface of every mechanism of :mod:`optmech.selection.mechanisms`:
+    ``pmf`` / ``logpmf`` / ``expected_error`` / ``sample`` / ``rvs`` on a score vector or a
+    2-D batch of them, ``epsilon``, ``sensitivity`` (Δ = 1) and ``privacy``.  Scores must lie
+    on the optimum's lattice up to a common shift (``q_r - q* = -2j`` on the 2Δ-lattice,
+    ``-j`` on the Δ-lattice, integer ``0 <= j <= k``), ``n`` of them; anything else raises
+    :class:`InvalidArgumentError`.  ``pmf`` reads the optimum's probability of each item from
+    ``probabilities`` (class of the vector, level of the item); ``logpmf`` is its logarithm
+    (``-inf`` where a probability is 0 in double precision).
+
+    :meth:`records` (``to_frame()``, ``to_csv()``) is the whole mechanism as a table: one row
+    per score vector of the bounded lattice up to permutation (a class), items sorted from
+    the best down: its scores ``q0, q1, ...``, ``multiplicity`` (how many vectors of Q are
+    its permutations), the probabilities ``p0, p1, ...`` (``pmf`` of those scores) and the
+    expected error.
+
+    Privacy (``privacy``): with ``constraints="regular"`` every row of the LP holds, up to the
+    floating-point rounding reported in ``max_violation``: Appendix D's privacy rows, which
+    by Proposition 2 of the permute-and-flip paper (R. McKenna and D. Sheldon, NeurIPS 2020,
+    arXiv:2010.12603) make a *regular* mechanism ε-DP, and the monotonicity rows that make
+    the solution regular on the bounded lattice (symmetry and shift-invariance hold by
+    construction).  The guarantee is ε-DP for scores of sensitivity Δ = 1 on the bounded
+    lattice: neighbours ``q ~ q'`` when every score moves by at most Δ and both vectors lie
+    on the lattice within depth ``k``.  Tests check it from the pmf on every such neighbour
+    pair at small ``n`` (:func:`realised_privacy_loss`).  With ``constraints="paper"``
+    (Appendix D as printed, no monotonicity rows) the solution need not be regular and is
+    measurably not ε-DP; ``privacy`` is then None.
     """
 
+    name = "lattice_optimum"
     sensitivity = 1.0
     monotonic = False
 
-    def __init__(self, optimum: LatticeOptimum):
+    def __init__(self, optimum):
         self.optimum = optimum
+        #: The privacy parameter ε the optimum was computed for.
+        self.epsilon = float(optimum.epsilon)
 
-    def pmf(self, scores) -> np.ndarray:
-        q = np.asarray(scores, dtype=float)
-        c = self.optimum.classes
+    def _parameters(self) -> dict:
+        return {"optimum": self.optimum}
+
+    @property
+    def privacy(self) -> PrivacyGuarantee | None:
+        optimum = self.optimum
+        if optimum.constraint_set != "regular":
+            return None
+        step = "2Δ" if optimum.lattice == "2delta" else "Δ"
+        return PrivacyGuarantee(
+            self.epsilon, 0.0,
+            f"scores of sensitivity 1 on the bounded {step}-lattice (n = {optimum.n}, depth "
+            f"k = {optimum.k}): every score moves by at most Δ = 1 and both vectors stay "
+            "within depth k (the regular LP: Appendix D's privacy rows and the monotonicity "
+            "rows; McKenna-Sheldon 2020, Proposition 2)")
+
+    def _levels(self, rows: np.ndarray) -> np.ndarray:
+        """The lattice level of every score of every row, or :class:`InvalidArgumentError`."""
+        classes = self.optimum.classes
         step = level_error(self.optimum.lattice)
-        steps = (q.max() - q) / step
-        levels = np.rint(steps).astype(np.int64)
-        if q.ndim != 1 or q.size != c.n or np.abs(steps - levels).max() > 1e-9 \
-                or levels.max() > c.k:
-            raise InvalidArgumentError("scores", scores, f"{c.n} scores on the "
-                                       f"{step:g}-lattice within depth {c.k}")
-        counts = np.bincount(levels, minlength=c.k + 1)
-        cls = c.find(np.array([counts @ c.radix]))[0]
-        return self.optimum.probabilities[c.variable(np.full(levels.size, cls), levels)]
+        steps = (rows.max(axis=1, keepdims=True) - rows) / step
+        levels = np.rint(steps)
+        if rows.shape[1] != classes.n or not np.abs(steps - levels).max() <= 1e-9 \
+                or levels.max() > classes.k:
+            raise InvalidArgumentError("scores", rows if rows.shape[0] > 1 else rows[0],
+                                       f"{classes.n} scores on the "
+                                       f"{step:g}-lattice within depth {classes.k}")
+        return levels.astype(np.int64)
+
+    def _pmf_rows(self, rows: np.ndarray) -> np.ndarray:
+        classes = self.optimum.classes
+        levels = self._levels(rows)
+        width = classes.k + 1
+        counts = np.bincount((levels + width * np.arange(rows.shape[0])[:, None]).ravel(),
+                             minlength=rows.shape[0] * width).reshape(-1, width)
+        found = classes.find(counts @ classes.radix)
+        return self.optimum.probabilities[classes.variable(found[:, None], levels)]
+
+    def _draw(self, scores, count, rng):
+        return sample_from_pmf(self._pmf(scores), count, rng)
+
+    def probability_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(scores, probabilities)``, both of shape ``(classes, n)``: row ``c`` is the
+        representative score vector of class ``c`` (items sorted from the best down, in
+        units of Δ = 1) and its ``pmf``."""
+        optimum = self.optimum
+        classes = optimum.classes
+        every = np.arange(classes.num_classes)
+        scores = classes.scores(every, sensitivity=level_error(optimum.lattice) / 2.0)
+        levels = np.repeat(np.tile(np.arange(classes.k + 1), classes.num_classes),
+                           classes.counts.ravel()).reshape(classes.num_classes, classes.n)
+        return scores, optimum.probabilities[classes.variable(every[:, None], levels)]
+
+    def records(self) -> list[dict]:
+        """One row per class (see the class docstring): ``q0 ... q{n-1}`` (integers),
+        ``multiplicity``, ``p0 ... p{n-1}``, ``expected_error`` (units of Δ).  Refused
+        (:class:`~optmech.resources.ResourceLimitError`) when the rows would not fit in the
+        memory budget."""
+        classes = self.optimum.classes
+        require_memory(_RECORD_BYTES * classes.num_classes * (2 * classes.n + 2), "n, k",
+                       (classes.n, classes.k))
+        scores, probabilities = self.probability_table()
+        errors = (probabilities * -scores).sum(axis=1)
+        q_names = [f"q{r}" for r in range(classes.n)]
+        p_names = [f"p{r}" for r in range(classes.n)]
+        # multiplicities are exact integers below 2^53 (classes.multiplicity)
+        counts = [int(m) if m <= 2.0 ** 53 else m for m in classes.multiplicity.tolist()]
+        return [{**dict(zip(q_names, q)), "multiplicity": m, **dict(zip(p_names, p)),
+                 "expected_error": e}
+                for q, m, p, e in zip(scores.astype(np.int64).tolist(), counts,
+                                      probabilities.tolist(), errors.tolist())]
 
 
 def lattice_lp_counts(classes: LatticeClasses, regular: bool, lattice: str = "2delta",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Callable
 
@@ -31,6 +30,8 @@ from optmech.selection.mechanisms import (
     ReportNoisyMax,
     SelectionMechanism,
     as_mechanism,
+    canonical_name,
+    labelled_mechanisms,
 )
 from optmech.validation import (
     InvalidArgumentError,
@@ -176,25 +177,23 @@ def optimality_ratio(mechanism, optimum: LatticeOptimum) -> float:
 def mechanism_totals(mechanisms, epsilon: float, n: int, k: int, weighting: str,
                      classes: LatticeClasses | None = None, deadline: float | None = None
                      ) -> dict[str, float]:
-    """``{key: total error}`` of each mechanism at ``epsilon`` on the lattice (a single name
-    or mechanism counts as a list of one), keyed by the name given or the mechanism's
-    ``name``; anything :func:`~optmech.selection.mechanisms.as_mechanism` takes is a
-    mechanism (one declaring another epsilon is refused).  Past ``deadline``
-    (``time.perf_counter()``) it raises :class:`TimeoutError`."""
-    if isinstance(mechanisms, str) or not isinstance(mechanisms, (list, tuple, dict)):
-        mechanisms = [mechanisms]
-    totals = {}
-    for mechanism in mechanisms:
-        built = _mechanism_at(mechanism, epsilon)
-        key = mechanism if isinstance(mechanism, str) else built.name
-        totals[key] = total_error(built, n, k, weighting, classes, deadline)
-    return totals
+    """``{label: total error}`` of each mechanism at ``epsilon`` on the lattice:
+    ``mechanisms`` a dict ``{label: mechanism}``, a list (each labelled by its name) or one
+    mechanism (:func:`~optmech.selection.mechanisms.labelled_mechanisms`); anything
+    :func:`~optmech.selection.mechanisms.as_mechanism` takes is a mechanism (one declaring
+    another epsilon is refused).  Past ``deadline`` (``time.perf_counter()``) it raises
+    :class:`TimeoutError`."""
+    return {label: total_error(_mechanism_at(mechanism, epsilon), n, k, weighting, classes,
+                               deadline)
+            for label, mechanism in labelled_mechanisms(mechanisms)}
 
 
 def optimality_ratios(optimum: LatticeOptimum, mechanisms=RATIO_MECHANISMS
                       ) -> dict[str, float]:
-    """:func:`optimality_ratio` of each mechanism (a single name or mechanism counts as a
-    list of one), keyed by the name given or the mechanism's ``name``."""
+    """:func:`optimality_ratio` of each mechanism: ``mechanisms`` a dict ``{label:
+    mechanism}`` (e.g. ``{"mine": my_mechanism, "pf": "pf"}``), a list (keyed by each
+    name, in its one spelling ``rnm_laplace``, or each mechanism's ``name``) or one
+    mechanism."""
     return {key: check_finite_result(value / optimum.total_error, "the optimality ratio")
             for key, value in mechanism_totals(mechanisms, optimum.epsilon, optimum.n,
                                                optimum.k, optimum.weighting,
@@ -267,23 +266,17 @@ def sweep_blocks(cells: list[dict], results: list, size: int):
 
 def split_mechanisms(mechanisms) -> tuple[dict[str, str], dict[str, Callable]]:
     """``({label: built-in name}, {label: factory})`` of the ``mechanisms`` of a sweep
-    (:func:`ratio_sweep`, :func:`optmech.lattice.bound.bound_sweep`)."""
-    if isinstance(mechanisms, str) or callable(mechanisms):
-        mechanisms = [mechanisms]
-    items = (mechanisms.items() if isinstance(mechanisms, Mapping)
-             else [(m if isinstance(m, str) else getattr(m, "__name__", repr(m)), m)
-                   for m in mechanisms])
-    known = sorted({name.replace("-", "_") for name in MECHANISMS})
+    (:func:`ratio_sweep`, :func:`optmech.lattice.bound.bound_sweep`), labelled by
+    :func:`~optmech.selection.mechanisms.labelled_mechanisms`."""
     names, factories = {}, {}
-    for label, value in items:
+    for label, value in labelled_mechanisms(mechanisms):
         if isinstance(value, str):
-            names[str(label).replace("-", "_") if label == value else str(label)] = \
-                check_choice(value.replace("-", "_"), "mechanism", known)
+            names[label] = check_choice(canonical_name(value), "mechanism", MECHANISMS)
         elif callable(value):
-            factories[str(label)] = value
+            factories[label] = value
         else:
             raise InvalidArgumentError("mechanism", value, "a name of "
-                                       + ", ".join(known) + " or a function epsilon -> "
+                                       + ", ".join(MECHANISMS) + " or a function epsilon -> "
                                        "mechanism")
     if not names and not factories:
         raise InvalidArgumentError("mechanisms", mechanisms, "at least one mechanism")

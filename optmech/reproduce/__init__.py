@@ -5,10 +5,10 @@ list[Result]``: it recomputes the area's numbers from the built-in defaults, wri
 figures it refers to into ``out`` (PNG), and returns one :class:`Result` per number.
 ``quick=True`` must finish within about 15 seconds on 2 cores.
 
-A row that the claims inventory (:mod:`proofs.claims`) cites carries a ``key``, stable
-across runs and modes; each area module lists its keys in ``KEYS`` (and those produced only
-by the full run in ``FULL_ONLY_KEYS``), so the inventory's references ``"area:key"`` can be
-resolved without running the reproduction.
+Every row carries a ``key``, stable across runs and modes (the report's first column, and
+what the claims inventory, :mod:`proofs.claims`, cites as ``"area:key"``); each area module
+lists its keys in ``KEYS`` (and those produced only by the full run in ``FULL_ONLY_KEYS``), so
+the inventory's references can be resolved without running the reproduction.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ class Result(Tabular):
     ``ours`` our value; ``tolerance`` the absolute tolerance of the comparison; ``status``
     ``match``, ``differs`` or ``new``; ``explanation`` says why a ``differs`` differs (empty:
     unexplained, which fails the run); ``figure`` the file name of a PNG in the output
-    folder, if any; ``key`` the row's stable id within its area ("" for rows no claim
-    cites).  :meth:`records` is its one row (with ``ok``); ``ResultList(rows).to_frame()``
-    makes one table of a list of them.
+    folder, if any; ``key`` the row's stable id within its area (every area gives each of
+    its rows one; tests check it).  :meth:`records` is its one row (with ``ok``);
+    ``ResultList(rows).to_frame()`` makes one table of a list of them.
     """
 
     #: The area whose module computed the row (e.g. ``"secretary"`` for
@@ -60,8 +60,8 @@ class Result(Tabular):
     explanation: str = ""
     #: File name of a PNG the row refers to, in the output folder, or None.
     figure: str | None = None
-    #: The row's stable id within its area (cited as ``"area:key"`` by :mod:`proofs.claims`); ``""``
-    #: for rows no claim cites.
+    #: The row's stable id within its area (cited as ``"area:key"`` by :mod:`proofs.claims`;
+    #: every row of the built-in areas has one).
     key: str = ""
 
     def __post_init__(self):

@@ -29,7 +29,11 @@ from proofs.registry import check_one, identities
 
 AREA = "beyond the paper (permute-and-flip §4, §8)"
 # These rows answer the paper's open questions; no claim of a paper cites them.
-KEYS = frozenset()
+KEYS = frozenset({
+    "minimax-n2-pf-optimal", "minimax-n3-pf-beaten", "minimax-depth", "weighted-prior",
+    "delta-pf-never-optimal", "delta-n2-randomised-response", "delta-ratios-n4",
+    "delta-privacy-loss", "em-pf-largest-ratio", "em-pf-bound-excess", "em-pf-sup-two",
+})
 FULL_ONLY_KEYS = frozenset()
 QUESTION = "permute-and-flip paper §8, question 3"
 # PF counts as beaten where its largest error exceeds a certified optimum's by this much
@@ -57,7 +61,8 @@ def _minimax(quick: bool) -> list[Result]:
         AREA, "n = 2: PF's largest expected error over Q / certified minimax optimum, "
               f"k = {ks[0]}..{ks[-1]}, {len(epsilons)} eps in [{epsilons[0]}, {epsilons[-1]}]",
         f"max |ratio - 1| = {max(abs(r - 1) for *_, r in pair):.1e} (PF is minimax-optimal: "
-        "its errors are the chain's lower bounds on every vector)", source=QUESTION)]
+        "its errors are the chain's lower bounds on every vector)", source=QUESTION,
+        key="minimax-n2-pf-optimal")]
     many = _pf_max_ratios([3, 4] if quick else [3, 4, 5, 6], ks, epsilons)
     n, k, eps, worst = max(many, key=lambda row: row[3])
     unresolved = [e for *_, e, r in many if r <= 1 + _RESOLVED]
@@ -66,13 +71,14 @@ def _minimax(quick: bool) -> list[Result]:
         AREA, f"n >= 3: PF's largest expected error / certified minimax optimum over "
               f"{len(many)} (n, k, eps)", f"largest {worst:.6f} at n = {n}, k = {k}, eps = "
         f"{eps:g}; the optimum beats PF by more than {_RESOLVED:g} at "
-        f"{len(many) - len(unresolved)} of {len(many)} points{rest}", source=QUESTION))
+        f"{len(many) - len(unresolved)} of {len(many)} points{rest}", source=QUESTION,
+        key="minimax-n3-pf-beaten"))
     depth = [solve_lattice(3, k, 0.2, objective="max").objective_value
              for k in range(1, 6 if quick else 9)]
     results.append(new_result(
         AREA, "minimax optimum, n = 3, eps = 0.2, k = 1, 2, ...: value grows while the "
               "worst vector sits at depth k, then stays", ", ".join(f"{v:.5f}" for v in depth),
-        source=QUESTION))
+        source=QUESTION, key="minimax-depth"))
     return results
 
 
@@ -82,7 +88,7 @@ def _weighted() -> list[Result]:
     return [new_result(
         AREA, "prior 0.5^depth over Q, n = k = 4, eps = 0.5: weighted error of the optimum; "
               "PF and EM ratios", f"{optimum.objective_value:.6f}; PF {ratio['pf']:.6f}, EM "
-        f"{ratio['em']:.6f} (gap {optimum.gap:.0e})", source=QUESTION)]
+        f"{ratio['em']:.6f} (gap {optimum.gap:.0e})", source=QUESTION, key="weighted-prior")]
 
 
 def _delta(quick: bool) -> list[Result]:
@@ -96,23 +102,24 @@ def _delta(quick: bool) -> list[Result]:
               "(n, k, eps), checked against every row)",
         f"step feasible with positive slack and gain at {shown} of {len(grid)}; gain between "
         f"{min(s.gain for s in steps):.1e} and {max(s.gain for s in steps):.1e} steps of Δ",
-        source=QUESTION)]
+        source=QUESTION, key="delta-pf-never-optimal")]
     pair = solve_lattice(2, 1, 1.0, lattice="delta")
     results.append(new_result(
         AREA, "Δ-lattice n = 2, k = 1, eps = 1: certified optimum vs randomised response "
               "2/(1 + e^eps), and PF's e^(-eps/2)",
         f"{pair.total_error:.12f} vs {2 / (1 + np.e):.12f}; PF {np.exp(-0.5):.6f}",
-        source=QUESTION))
+        source=QUESTION, key="delta-n2-randomised-response"))
     optimum = solve_lattice(4, 4, 1.0, lattice="delta")
     ratio = objective_ratios(optimum, ["pf", "em"])
     results.append(new_result(
         AREA, "Δ-lattice n = k = 4, eps = 1: optimality ratios of PF and EM (sum over Q)",
         f"PF {ratio['pf']:.6f}, EM {ratio['em']:.6f} (gap {optimum.gap:.0e})",
-        source=QUESTION))
+        source=QUESTION, key="delta-ratios-n4"))
     small = solve_lattice(3, 3, 0.7, lattice="delta")
     results.append(new_result(
         AREA, "Δ-lattice n = k = 3, eps = 0.7: realised privacy loss of the optimum over "
-              "every neighbour in the lattice", realised_privacy_loss(small), source=QUESTION))
+              "every neighbour in the lattice", realised_privacy_loss(small), source=QUESTION,
+        key="delta-privacy-loss"))
     return results
 
 
@@ -128,11 +135,13 @@ def _em_pf(quick: bool) -> list[Result]:
                    "(structured families + multistart)",
                    f"{best.ratio:.15f} (2 - {best.deficit:.2e}) at n = {best.n}, "
                    f"q = (0, {best.scores[1]:g}, ...) x Δ, eps = {best.epsilon:g}, "
-                   f"by {best.family}", source=OPEN),
+                   f"by {best.family}", source=OPEN, key="em-pf-largest-ratio"),
         new_result(AREA, "search: largest excess of a found ratio over the bound "
-                   "2 - 2 min p / sum p (must be <= rounding)", f"{excess:.1e}", source=OPEN),
+                   "2 - 2 min p / sum p (must be <= rounding)", f"{excess:.1e}", source=OPEN,
+                   key="em-pf-bound-excess"),
         new_result(AREA, "sup E[err EM]/E[err PF] = 2, never attained (identity "
-                   "permute_flip.em_pf_ratio_below_two)", status, source=OPEN),
+                   "permute_flip.em_pf_ratio_below_two)", status, source=OPEN,
+                   key="em-pf-sup-two"),
     ]
 
 

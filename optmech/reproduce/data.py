@@ -51,6 +51,11 @@ KEYS = frozenset({
     "hepth-mode-ratio-stated", "hepth-median-ratio-stated",
     "figure-7a-mode-factor-two", "figure-3c-median-factor-two", "figures-5-6-ratio-rises",
     "section-6-exponential-decay", "section-6-additive-savings",
+    "hepth-mode-pf-error-stated", "hepth-mode-budget-stated", "hepth-median-pf-error-stated",
+    "hepth-median-budget-stated", "hepth-mode-errors", "hepth-mode-4096-bins",
+    "hepth-mode-non-monotonic", "hepth-median-errors", "hepth-median-4096-bins",
+    *(f"bars-{name.lower()}-{task}" for name in PAPER_DATASETS for task in ("mode", "median")),
+    "figures-redrawn",
 })
 FULL_ONLY_KEYS = frozenset()
 # "close to a factor of two": within 10% of 2
@@ -74,7 +79,7 @@ _UNIT_NOTE = ("; the paper's mode error is in units of 2 individuals (it scores 
 
 
 def _headline(task: str, eps: float, label: str, note: str | None,
-              keys: tuple[str, str, str] = ("", "", "")) -> list[Result]:
+              keys: tuple[str, str, str]) -> list[Result]:
     """Ratio, PF error (paper's units) and budget ratio for HEPTH ``task`` at ``eps``."""
     exp = experiment("HEPTH", task)
     _, ratio_paper, pf_paper, budget_paper = PAPER[task]
@@ -110,15 +115,18 @@ def _context(task: str, eps: float) -> list[Result]:
     errors = exp.errors(eps)
     where = f"HEPTH {task}, eps = {eps:g}"
     rows = [new_result(AREA, f"{where}: expected error in individuals, PF / EM / RNM-Laplace",
-                       f"{errors['pf']:.6g} / {errors['em']:.6g} / {errors['rnm_laplace']:.6g}")]
+                       f"{errors['pf']:.6g} / {errors['em']:.6g} / {errors['rnm_laplace']:.6g}",
+                       key=f"hepth-{task}-errors")]
     fine = TASKS[task].scores(load_histogram("HEPTH"))
     e = expected_errors(fine, eps, monotonic=exp.monotonic, mechanisms=("pf", "em"))
     rows.append(new_result(AREA, f"{where}, 4096 bins (no coarsening): PF error, EM/PF ratio",
-                           f"{e['pf']:.6g}, {e['em'] / e['pf']:.6g}"))
+                           f"{e['pf']:.6g}, {e['em'] / e['pf']:.6g}",
+                           key=f"hepth-{task}-4096-bins"))
     if task == "mode":
         e = expected_errors(exp.scores, eps, monotonic=False, mechanisms=("pf", "em"))
         rows.append(new_result(AREA, f"{where}, non-monotonic variant: PF error, EM/PF ratio",
-                               f"{e['pf']:.6g}, {e['em'] / e['pf']:.6g}"))
+                               f"{e['pf']:.6g}, {e['em'] / e['pf']:.6g}",
+                               key="hepth-mode-non-monotonic"))
     return rows
 
 
@@ -127,7 +135,8 @@ def _bars(task: str, values: dict) -> list[Result]:
     return [new_result(AREA, f"{name} {task}: eps where EM's error is {BAR_ERROR:g}; "
                        "PF and RNM-Laplace error there",
                        f"eps {v['epsilon']:.5g}; PF {v['pf']:.4g}, RNM {v['rnm_laplace']:.4g}",
-                       figure, cite("permute-and-flip", "Figure 3(c), Figure 7"))
+                       figure, cite("permute-and-flip", "Figure 3(c), Figure 7"),
+                       key=f"bars-{name.lower()}-{task}")
             for name, v in values.items()]
 
 
@@ -137,7 +146,8 @@ def run(quick: bool, out: Path) -> list[Result]:
     for task, (eps, *_rest) in PAPER.items():
         grid_eps = _authors_grid_point(task)
         results += _headline(task, eps, "as stated", _GRID_NOTE.format(eps=grid_eps),
-                             (f"hepth-{task}-ratio-stated", "", ""))
+                             tuple(f"hepth-{task}-{what}-stated"
+                                   for what in ("ratio", "pf-error", "budget")))
         results += _headline(task, grid_eps, "at the authors' grid point", None,
                              tuple(f"hepth-{task}-{what}-grid"
                                    for what in ("ratio", "pf-error", "budget")))
@@ -160,7 +170,7 @@ def run(quick: bool, out: Path) -> list[Result]:
                                                            "curves in the full run only)"
                                                            if quick else ")"),
         f"{points} epsilons per curve", "pf_figure3.png",
-        cite("permute-and-flip", "Figures 3, 5, 6, 7")))
+        cite("permute-and-flip", "Figures 3, 5, 6, 7"), key="figures-redrawn"))
     results += [_factor_two(task) for task in ("mode", "median")]
     results.append(_ratio_rises(8 if quick else 30))
     results += _asymptotics()

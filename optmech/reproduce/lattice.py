@@ -40,6 +40,8 @@ KEYS = frozenset({
     "figure-2b-grows-with-k", "figure-2a-weak-dependence-on-n", "figure-2c-em-towards-two",
     "figure-2-ratios-to-one-as-eps-to-zero", "appendix-d-lp-optimum-not-private",
     *(f"tight-threshold-k{k}" for k in FULL_KS),
+    "figure-2c-em-at-eps-10", "figure-2-largest-pf-ratio-regular", "appendix-d-pf-ratio",
+    "certified-large-optimum",
 })
 FULL_ONLY_KEYS = frozenset(f"tight-threshold-k{k}" for k in FULL_KS if k not in QUICK_KS)
 
@@ -121,7 +123,8 @@ def run(quick: bool, out: Path) -> list[Result]:
     results.append(new_result(AREA, "EM optimality ratio at eps = 10, n = 4, k = 2/4/6/8 "
                               "(paper: 'approaching two for larger k and eps')",
                               ", ".join(f"{cv.ratios['em'][-1]:.4f}" for cv in em_curves),
-                              figure=fig_a, source=f"{SOURCE}, Figure 2(c)"))
+                              figure=fig_a, source=f"{SOURCE}, Figure 2(c)",
+                              key="figure-2c-em-at-eps-10"))
     small = [cv.ratios[m][0] for t in (a, b, c) for cv in authors[t]
              for m in cv.ratios]
     results.append(compare(AREA, "optimality ratios of PF and EM at eps = 0.01 "
@@ -133,7 +136,8 @@ def run(quick: bool, out: Path) -> list[Result]:
     results.append(new_result(AREA, "largest PF optimality ratio, corrected LP (lattice "
                               "weighting, monotonicity rows), Figure 2(a, b) grid",
                               float(corrected_below.max()),
-                              figure="lattice_figure2_regular.png"))
+                              figure="lattice_figure2_regular.png",
+                              key="figure-2-largest-pf-ratio-regular"))
 
     paper_opt = solve_lattice(4, 4, 0.5, constraints="paper")
     regular_opt = solve_lattice(4, 4, 0.5, constraints="regular")
@@ -148,7 +152,7 @@ def run(quick: bool, out: Path) -> list[Result]:
     results.append(new_result(
         AREA, "PF optimality ratio n = k = 4, eps = 0.5: Appendix D LP vs regular LP",
         f"{optimality_ratio(PermuteAndFlip(0.5), paper_opt):.6f} vs "
-        f"{optimality_ratio(PermuteAndFlip(0.5), regular_opt):.6f}"))
+        f"{optimality_ratio(PermuteAndFlip(0.5), regular_opt):.6f}", key="appendix-d-pf-ratio"))
 
     for k in (QUICK_KS if quick else FULL_KS):
         threshold = chain_dual_threshold(k)
@@ -172,5 +176,6 @@ def run(quick: bool, out: Path) -> list[Result]:
     results.append(new_result(
         AREA, f"certified optimum at n = k = {size[0]}, eps = 1 ({big.num_variables} variables, "
               f"{big.num_constraints} rows)",
-        f"gap {big.gap:.1e}, {time.perf_counter() - started:.1f} s, method {big.method}"))
+        f"gap {big.gap:.1e}, {time.perf_counter() - started:.1f} s, method {big.method}",
+        key="certified-large-optimum"))
     return results

@@ -47,6 +47,8 @@ KEYS = frozenset({
     "ring-3/8-optimal", "ring-3/8-laplace", "ring-1-laplace-optimal", "figure-2-k5",
     "figure-3-lambda-0.40", "figure-3-lambda-0.46", "lemma-17-boundary",
     "theorem-22-discrete-lp", "protocol-monte-carlo", "theorem-24-quantile-offsets",
+    "line-dilp-k3-laplace-gap", "line-dilp-k2-laplace-gap", "even-k-closed-form-k2",
+    "even-k-closed-form-k4", "even-k-closed-form-k6", "ring-per-user-lp",
 })
 FULL_ONLY_KEYS = frozenset()
 
@@ -86,7 +88,8 @@ def _line_rows(quick: bool) -> list[Result]:
                                 key=f"line-dilp-k{k}-{what}"))
         rows.append(new_result(AREA, f"line DILP k={k}: primal - best discrete Laplace "
                                      f"(Laplace optimal on the grid too)",
-                               r.primal - r.laplace_cost_discrete))
+                               r.primal - r.laplace_cost_discrete,
+                               key=f"line-dilp-k{k}-laplace-gap"))
     one = solve_dilp(1, 1.0, 61)
     ratio = math.exp(-one.epsilon * one.spacing)
     discrete = 2 * one.spacing * ratio / (1 - ratio ** 2)        # E|X|, discrete Laplace
@@ -119,7 +122,9 @@ def _ring_rows(quick: bool, out: Path) -> list[Result]:
                 f"{', '.join(f'{a:.4f}' for a in low.laplace_offsets)}: "
                 f"{low.laplace_cost:.5f} (the grid's discrete Laplace gives "
                 f"{low.laplace_cost_discrete:.5f}, Laplace wrapped around the ring 0.7634); "
-                f"no computation of the cost the text defines gives 0.75 (docs/errata.md)",
+                f"the paper does not say how its 0.75 was computed, and plausible readings "
+                f"span it (the line's discrete Laplace wrapped around a 12-point ring grid "
+                f"costs 0.7523): docs/claims.md, ms.appA2.ring-0.75",
                 figure, key="ring-3/8-laplace"),
         compare(AREA, f"ring k=2, eps=1: optimal - Laplace on grid {grid} (paper: Laplace "
                       f"optimal)", source("Appendix A.2, Figure 4"), 0.0,
@@ -146,12 +151,12 @@ def _own_rows(quick: bool, out: Path) -> list[Result]:
                         figure=figure, key="figure-2-k5"))
     for k in (2, 4, 6):
         rows.append(new_result(AREA, f"even-k closed form f(1,{k}) = ln(1+2/k)",
-                               closed_form_cost(k, 1.0)))
+                               closed_form_cost(k, 1.0), key=f"even-k-closed-form-k{k}"))
     n = 10 if quick else 16
     per_user = solve(ring_dilp_per_user(2, 1.0, n)).objective
     invariant = solve(ring_dilp(2, 1.0, n).primal).objective
     rows.append(new_result(AREA, f"ring grid {n}: per-user LP (12) minus invariant LP",
-                           per_user - invariant))
+                           per_user - invariant, key="ring-per-user-lp"))
     protocol = MultiSelection(4, 1.0)
     est = protocol.monte_carlo_cost(20_000 if quick else 1_000_000, np.random.default_rng(6))
     rows.append(new_result(AREA, "protocol k=4, eps=1: Monte Carlo mean ± s.e. vs exact",

@@ -40,21 +40,35 @@ from proofs.papers import cite
 __all__ = ["RATIO_GRID", "ratio_table", "run"]
 
 AREA = "secretary"
+LARGE_N = 10**6
+RATIO_GRID = {"n": (10, 30, 100), "epsilon": (0.1, 0.5, 1.0), "delta": (0.0, 0.01, 0.05),
+              "l": (1, 2)}
+QUICK_RATIO_NS = (10, 30)
+
+
+def _ratio_key(n: int, epsilon: float, delta: float, ell: int) -> str:
+    """The key of one row of the ratio table (optimal rule / best p-mix)."""
+    return f"optimal-vs-pmix-n{n}-eps{epsilon:g}-delta{delta:g}-l{ell}"
+
+
+_RATIO_KEYS = {n: frozenset(_ratio_key(n, e, d, ell) for e in RATIO_GRID["epsilon"]
+                            for d in RATIO_GRID["delta"] for ell in RATIO_GRID["l"])
+               for n in RATIO_GRID["n"]}
 KEYS = frozenset({
     "section-4-2-eps-delta-0.01", "section-4-2-p-0.35", "section-4-2-eps-0.85",
     "a1", "a2", "fact-1-threshold", "fact-2-win-probability", "theorem-5-2-r2",
     "fact-2-printed-sum", "fact-2-corrected-sum", "theorem-5-1-enumeration",
     "lemma-2-n7", "lemma-2-smallest-n", "theorem-4-1-upper-bound", "theorem-3-1-success",
-    "figures-1-3",
+    "figures-1-3", "figure-2", "figure-3", "asymptotic-eps-delta-0.01", "asymptotic-largest-p",
+    "asymptotic-eps-delta-0.05", "lemma-2-failures", "optimal-vs-pmix-figure",
+    *(key for keys in _RATIO_KEYS.values() for key in keys),
 })
-FULL_ONLY_KEYS = frozenset()
+FULL_ONLY_KEYS = frozenset(key for n, keys in _RATIO_KEYS.items() if n not in QUICK_RATIO_NS
+                           for key in keys)
 
 
 def source(where: str) -> str:
     return cite("secretary", where)
-LARGE_N = 10**6
-RATIO_GRID = {"n": (10, 30, 100), "epsilon": (0.1, 0.5, 1.0), "delta": (0.0, 0.01, 0.05),
-              "l": (1, 2)}
 
 
 def _section_4_2() -> list[Result]:
@@ -75,10 +89,12 @@ def _section_4_2() -> list[Result]:
                         source("§4.2, Fig. 6"), 0.85, eps_one.exact, 0.005,
                         "version 1 prints 'ε ≈ 0.8'; version 4 (0.85) matches",
                         figure="secretary_fig6.png", key="section-4-2-eps-0.85"))
-    for name, bound in (("ε(δ=0.01), p=1", eps_p1), ("largest p, ε=0.5, δ=0.05", p_half),
-                        ("ε(δ=0.05), p=1", eps_one)):
+    for name, bound, key in (("ε(δ=0.01), p=1", eps_p1, "asymptotic-eps-delta-0.01"),
+                             ("largest p, ε=0.5, δ=0.05", p_half, "asymptotic-largest-p"),
+                             ("ε(δ=0.05), p=1", eps_one, "asymptotic-eps-delta-0.05")):
         rows.append(compare(AREA, f"{name}: exact at n = 10^6 vs asymptotic (Thm 4.2 / Cor. 3)",
-                            source("Thm. 4.2, Cor. 3"), bound.asymptotic, bound.exact, 1e-5))
+                            source("Thm. 4.2, Cor. 3"), bound.asymptotic, bound.exact, 1e-5,
+                            key=key))
     return rows
 
 
@@ -125,15 +141,15 @@ def _lemma_2(quick: bool) -> list[Result]:
     worst_pair_fails, smallest_ok, theorem_4_1_fails, checked = [], None, 0, 0
     for n in ns:
         fails = 0
-        for l in range(1, min(4, n)):
+        for ell in range(1, min(4, n)):
             for p in (0.1, 0.35, 0.7, 1.0):
                 for d in (0.0, 0.001, 0.01, 0.05):
-                    b = pmix_epsilon(n, p, d, l)
+                    b = pmix_epsilon(n, p, d, ell)
                     fails += abs(b.exact - b.closed_form) > 1e-12 * max(1, b.exact)
                     theorem_4_1_fails += b.theorem_4_1 < b.exact - 1e-12
                     checked += 1
                 for e in (0.0, 0.1, 0.5, 1.0):
-                    b = pmix_delta(n, p, e, l)
+                    b = pmix_delta(n, p, e, ell)
                     fails += abs(b.exact - b.closed_form) > 1e-12
                     theorem_4_1_fails += b.theorem_4_1 < b.exact - 1e-12
                     checked += 1
@@ -145,7 +161,7 @@ def _lemma_2(quick: bool) -> list[Result]:
                           f"n <= {top}, l <= 3", source("Lemma 2, Thm. 4.2"),
                     0.0, float(sum(n >= 7 for n in worst_pair_fails)), 0.0, key="lemma-2-n7"),
             new_result(AREA, f"n where Lemma 2's pair (1, l+1) fails (grid, n <= {top})",
-                       ", ".join(map(str, worst_pair_fails)) or "none"),
+                       ", ".join(map(str, worst_pair_fails)) or "none", key="lemma-2-failures"),
             new_result(AREA, "smallest n from which Lemma 2 holds on the grid (paper: 7)",
                        float(smallest_ok), key="lemma-2-smallest-n"),
             compare(AREA, f"Theorem 4.1 bound below the exact value ({checked} cases)",
@@ -161,15 +177,16 @@ def _theorem_3_1(quick: bool) -> Result:
     respect it and falls with l."""
     n, eps, delta = (12, 0.5, 0.01) if quick else (30, 0.5, 0.01)
     ls = (1, 2, 3, 6, 11) if quick else (1, 2, 5, 10, 15, 29)
-    best = {l: optimal_private_rule(n, eps, delta, l) for l in ls}
-    bound = {l: (math.exp(eps) + l * delta) / (math.exp(eps) + l) for l in ls}
-    below = all(best[l].upper_bound <= bound[l] + 1e-9 for l in ls)
+    best = {ell: optimal_private_rule(n, eps, delta, ell) for ell in ls}
+    bound = {ell: (math.exp(eps) + ell * delta) / (math.exp(eps) + ell) for ell in ls}
+    below = all(best[ell].upper_bound <= bound[ell] + 1e-9 for ell in ls)
     falling = all(best[a].expected_payoff > best[b].expected_payoff for a, b in zip(ls, ls[1:]))
     return claim_result(
         AREA, f"Theorem 3.1: best P(select the best) of an (ε, δ)-DP rule under d_l (LP optimum, "
         f"n = {n}, ε = {eps:g}, δ = {delta:g}) vs the proof's bound (e^ε + l δ)/(e^ε + l)",
         source("§3, Theorem 3.1"), "-> 0 (or ε -> oo) as l grows",
-        "; ".join(f"l = {l}: {best[l].expected_payoff:.5f} <= {bound[l]:.5f}" for l in ls),
+        "; ".join(f"l = {ell}: {best[ell].expected_payoff:.5f} <= {bound[ell]:.5f}"
+                  for ell in ls),
         below and falling, key="theorem-3-1-success")
 
 
@@ -177,19 +194,19 @@ def ratio_table(ns=RATIO_GRID["n"], epsilons=RATIO_GRID["epsilon"],
                 deltas=RATIO_GRID["delta"], ls=RATIO_GRID["l"]):
     """Rows ``(n, ε, δ, l, optimal success, best p, best p-mix success, ratio, seconds)``
     of the optimal (ε, δ)-DP rule against the best p-mix (payoff: select the best)."""
-    jobs = [(n, e, d, l) for n in ns for e in epsilons for d in deltas for l in ls]
+    jobs = [(n, e, d, ell) for n in ns for e in epsilons for d in deltas for ell in ls]
     rows = []
-    for n, e, d, l in progress(jobs, total=len(jobs), desc="optimal vs p-mix"):
-        result = compare_with_pmix(n, e, d, l)
-        rows.append((n, e, d, l, result.optimal_success, result.pmix_p, result.pmix_success,
+    for n, e, d, ell in progress(jobs, total=len(jobs), desc="optimal vs p-mix"):
+        result = compare_with_pmix(n, e, d, ell)
+        rows.append((n, e, d, ell, result.optimal_success, result.pmix_p, result.pmix_success,
                      result.ratio, result.optimal.seconds))
     return rows
 
 
 def ratio_markdown(rows) -> str:
     """The Markdown table of :func:`ratio_table`'s rows."""
-    body = [(n, f"{e:g}", f"{d:g}", l, f"{o:.6f}", f"{p:.6f}", f"{m:.6f}", f"{r:.4f}")
-            for n, e, d, l, o, p, m, r, _ in rows]
+    body = [(n, f"{e:g}", f"{d:g}", ell, f"{o:.6f}", f"{p:.6f}", f"{m:.6f}", f"{r:.4f}")
+            for n, e, d, ell, o, p, m, r, _ in rows]
     return "\n".join(markdown_table(["n", "ε", "δ", "l", "optimal P(best)", "best p",
                                      "p-mix P(best)", "ratio"], body)) + "\n"
 
@@ -208,18 +225,20 @@ def run(quick: bool, out: Path) -> list[Result]:
     for k, name in enumerate(("privacy region", "boundaries by p", "boundaries by l"), 1):
         results.append(new_result(AREA, f"Fig. {k} ({name}, asymptotic)", "written",
                                   figure=f"secretary_fig{k}.png", source=source(f"Fig. {k}"),
-                                  key="figures-1-3" if k == 1 else ""))
+                                  key="figures-1-3" if k == 1 else f"figure-{k}"))
     results.append(_theorem_3_1(quick))
 
-    ns = (10, 30) if quick else RATIO_GRID["n"]
+    ns = QUICK_RATIO_NS if quick else RATIO_GRID["n"]
     rows = ratio_table(ns=ns)
     write_text(out / "secretary_ratio_table.md", ratio_markdown(rows))
-    for n, e, d, l, _, _, _, ratio, _ in rows:
+    for n, e, d, ell, _, _, _, ratio, _ in rows:
         results.append(new_result(AREA, f"optimal / best p-mix P(best), n={n}, ε={e:g}, "
-                                        f"δ={d:g}, l={l}", ratio))
+                                        f"δ={d:g}, l={ell}", ratio,
+                                  key=_ratio_key(n, e, d, ell)))
     fig, _ = figures.optimal_vs_pmix_figure(
         ns=ns, epsilons=np.linspace(0.1, 1.5, 6 if quick else 15))
     save_figure(fig, out / "secretary_optimal_vs_pmix.png")
     results.append(new_result(AREA, "optimal rule vs best p-mix over ε (δ = 0.01, l = 1)",
-                              "written", figure="secretary_optimal_vs_pmix.png"))
+                              "written", figure="secretary_optimal_vs_pmix.png",
+                              key="optimal-vs-pmix-figure"))
     return results

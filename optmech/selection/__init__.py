@@ -29,7 +29,7 @@ __all__, __getattr__, __dir__ = _lazy_exports(__name__, {
     "optmech.selection.mechanisms": (
         "MECHANISMS", "ExponentialMechanism", "PermuteAndFlip", "PmfMechanism", "PrivacyGuarantee",
         "RandomizedResponse", "ReportNoisyMax", "SelectionMechanism", "UniformSelection",
-        "as_mechanism", "make_mechanism",
+        "as_mechanism", "labelled_mechanisms", "make_mechanism",
     ),
     "optmech.selection.noisy_max": ("IntegrationError", "noisy_max_pmf"),
     "optmech.selection.pf_probabilities": ("pf_probabilities",),

@@ -40,6 +40,7 @@ from __future__ import annotations
 # so that `optmech select pmf --mechanism pf` and `optmech --help` start fast.
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,6 +84,7 @@ __all__ = [
     "UniformSelection",
     "as_mechanism",
     "canonical_name",
+    "labelled_mechanisms",
     "make_mechanism",
 ]
 
@@ -290,8 +292,10 @@ class ExponentialMechanism(_ScaledMechanism):
         return PrivacyGuarantee(self.epsilon, 0.0, self._statement("McSherry-Talwar 2007"))
 
     def _pmf_rows(self, rows):
-        weights = np.exp(log_weight_rows(rows, self.exponent))
-        return weights / weights.sum(axis=1, keepdims=True)
+        weights = log_weight_rows(rows, self.exponent)      # a new array: exp in place
+        np.exp(weights, out=weights)
+        weights /= weights.sum(axis=1, keepdims=True)
+        return weights
 
     def _logpmf_rows(self, rows):
         z = log_weight_rows(rows, self.exponent)
@@ -599,3 +603,39 @@ def as_mechanism(mechanism, epsilon: float | None = None, sensitivity: float = 1
     raise InvalidArgumentError("mechanism", mechanism, "a mechanism, one of "
                                + ", ".join(MECHANISMS) + ", an object with pmf(scores) or "
                                "a function of the scores")
+
+
+def labelled_mechanisms(mechanisms) -> list[tuple[str, object]]:
+    """``[(label, mechanism), ...]`` from whatever stands for several mechanisms, the one
+    reading of every function that takes them (optimality ratios, ratio and bound sweeps,
+    heterogeneous scenarios, the data tasks):
+
+    * a dict ``{label: mechanism}``: its items, in order (the label is yours);
+    * a list or tuple: its entries, each labelled by itself: a name by its one spelling
+      (``"rnm-laplace"`` -> ``"rnm_laplace"``), anything else by its ``name`` attribute,
+      else its ``__name__`` (a function), else its type's name;
+    * anything else (a name, a mechanism, a function): a list of one.
+
+    What a "mechanism" may be is the caller's to check (a name, a mechanism object, a
+    function ``epsilon -> mechanism``...).  Refuses (:class:`InvalidArgumentError`) two
+    entries with the same label: the second would silently replace the first in a result
+    keyed by label."""
+    if isinstance(mechanisms, Mapping):
+        items = [(str(label), value) for label, value in mechanisms.items()]
+    else:
+        entries = list(mechanisms) if isinstance(mechanisms, (list, tuple)) else [mechanisms]
+        items = [(_label(value), value) for value in entries]
+    labels = [label for label, _ in items]
+    repeated = sorted({label for label in labels if labels.count(label) > 1})
+    if repeated:
+        raise InvalidArgumentError("mechanisms", mechanisms, "mechanisms with distinct labels "
+                                   f"({repeated[0]!r} is given twice; a dict sets the labels)")
+    return items
+
+
+def _label(mechanism) -> str:
+    """The label of a mechanism given without one (:func:`labelled_mechanisms`)."""
+    if isinstance(mechanism, str):
+        return canonical_name(mechanism)
+    return str(getattr(mechanism, "name", None) or getattr(mechanism, "__name__", None)
+               or type(mechanism).__name__)

@@ -48,13 +48,19 @@ def _half_gap_rows(rows: np.ndarray) -> np.ndarray:
 
 def log_weight_rows(rows: np.ndarray, c: float) -> np.ndarray:
     """``z_r = -c (q* - q_r) <= 0`` per row for a finite ``c > 0`` (``-inf`` where the product
-    overflows: such a candidate's weight ``e^{z_r}`` is 0 in double precision)."""
-    g = gap_rows(rows)
+    overflows: such a candidate's weight ``e^{z_r}`` is 0 in double precision); a new array.
+
+    Two passes over the scores in the common case (the shift and the product, in place); a
+    gap beyond the double range, seen as ``-inf`` in the minimum, is recomputed from half
+    gaps."""
     with np.errstate(over="ignore"):
-        z = -c * g
-        wide = np.isinf(g)
-        if wide.any():
+        z = rows - rows.max(axis=1, keepdims=True)      # -(q* - q_r): -inf where it overflows
+        if z.min() == -np.inf:
+            wide = np.isinf(z)
             z[wide] = -(2.0 * c) * _half_gap_rows(rows)[wide]
+            z[~wide] *= c
+        else:
+            z *= c
     return z
 
 

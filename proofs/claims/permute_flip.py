@@ -301,6 +301,30 @@ CLAIMS = (
                                          "data:figure-3c-median-factor-two"),
           note="Mode (error 50 in units of 2 individuals): ADULTFRANK 2.00, MEDCOST 1.99, "
                "SEARCHLOGS 1.99, PATENT 1.83, but HEPTH 1.52; median as in Figure 3(c)."),
+    claim(id="pf.sec7.gem-compatible", location="§7 (Related Work)", kind="remark",
+          statement="The generalised exponential mechanism (Raskhodnikova-Smith) builds a new "
+                    "score that balances score and sensitivity and then runs the exponential "
+                    "mechanism, so it is also compatible with permute-and-flip.",
+          outcome="holds", rows=("heterogeneous:gem-sensitivity", "heterogeneous:privacy-gem"),
+          tests=("tests/optmech/heterogeneous/test_gem_transform.py::"
+                 "test_sensitivity_at_most_one",
+                 "tests/optmech/heterogeneous/test_mechanisms.py::"
+                 "test_realised_privacy_loss_within_budget"),
+          note="optmech runs GEM with PF, as the heterogeneous-sensitivities paper does: the "
+               "transformed score has sensitivity at most 1, and the realised privacy loss of "
+               "PF on it stays within ε."),
+    claim(id="pf.sec7.range-extension", location="§7 (Related Work)", kind="remark",
+          statement="The improvement of the exponential mechanism's analysis by the range of "
+                    "the score function instead of its sensitivity extends to PF: with scores "
+                    "of range R, PF with the exponent ε/R is ε-DP.",
+          outcome="holds",
+          tests=(f"{T_CLM}::test_pf_with_the_score_range_in_place_of_the_sensitivity_is_private",),
+          note="PF is shift-invariant, so neighbours whose score changes lie in an interval "
+               "of length R are monotone neighbours of sensitivity R up to a shift, for which "
+               "PF with the exponent ε/R is ε-DP (Appendix B, Remark 1: pf.remark1.monotone); "
+               "measured over every corner of {0, R/2, R}^n with random shifts (the loss "
+               "reaches ε and never exceeds it).  The composition analysis of the same "
+               "reference is not part of the claim."),
     claim(id="pf.sec8.close-to-two-in-practice", location="§4.1 (after Figure 1(b)) and §8",
           kind="experimental outcome",
           statement="On real quality-score vectors the EM/PF ratio is close to two for the ε "
@@ -354,4 +378,16 @@ CLAIMS = (
           tests=(f"{T_CLM}::test_report_noisy_max_crosses_em_at_the_stated_points",),
           note="True for n = 3, 5, 10 (the curves cross at c = −3.701, −5.762, −7.717); for "
                "n = 2 report-noisy-max is worse than EM for every c < 0 (EM dominates it)."),
+    claim(id="pf.appF.rnm-only-through-p", location="Appendix F, before Figure 4",
+          kind="remark",
+          statement="Left open: whether report-noisy-max depends on c only through "
+                    "p = e^{εc/(2Δ)} (\"not clear\", so Figure 4 is drawn against c, not p); "
+                    "the verdict is on the answer, that it does.",
+          outcome="holds",
+          tests=(f"{T_CLM}::test_report_noisy_max_depends_on_c_only_through_p",),
+          note="The open point is settled: it does.  With the noise rescaled to unit scale, "
+               "Pr[NM(c, ..., c, 0) = n] = ∫ f₁(u) F₁(u − ln p)^{n−1} du, a function of p, and "
+               "the expected error in units of 2Δ/ε is −ln p (1 − Pr[NM = n]), as for EM and "
+               "PF in Figure 1(a); checked against the mechanism's pmf at two (ε, Δ) with the "
+               "same p."),
 )

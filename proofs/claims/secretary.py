@@ -260,6 +260,27 @@ CLAIMS = (
                   "true probabilities every r_k with k ≥ 2 is (t_n−1)/(n(n−1)) above the right "
                   "side, the k = 1 erratum of Fact 2 carried over.  Version 4 drops the "
                   "corollary."),
+    claim_v1(id="sec-v1.lemma7.ratios", location="version 1, Appendix, Lemma 7",
+             kind="lemma",
+             statement="For k ∈ [n − 2], lim r_{k,n}/r_{k+1,n} ≥ lim r_{k+1,n}/r_{k+2,n}.",
+             outcome="holds",
+             identities=("secretary.lemma_5_theorem_5_3", "secretary.lemma_4_linear_ranks"),
+             note="Version 4's Lemma 5, same statement and proof: for constant k the limits "
+                  "a_k/a_{k+1} do not increase (the proof's β_s ≥ f(s) − f(s+1) for every "
+                  "s ≥ 1 symbolically, a_k log-convex for k ≤ 256 at 50 digits); for k linear "
+                  "in n both limits are 1 (Lemma 4 of version 4)."),
+    claim_v1(id="sec-v1.thm6.ratio-bound", location="version 1, Appendix, Theorem 6",
+             kind="theorem",
+             statement="For a constant l ≥ 1 and k ∈ {2, ..., n − l}, lim r_{k,n}/r_{k+l,n} < "
+                       "1/a_{l+1}.",
+             outcome="holds",
+             identities=("secretary.lemma_5_theorem_5_3", "secretary.lemma_4_linear_ranks"),
+             note="Version 4's Theorem 5.3.  It follows from Lemma 7 and a_1 = −ln(1/e) = 1: "
+                  "a_k/a_{k+l} is the product of the l ratios a_j/a_{j+1}, j = k..k+l−1, each "
+                  "below its counterpart for j − k + 1 (strictly, a_k being strictly "
+                  "log-convex), so it is below a_1/a_{l+1} = 1/a_{l+1}; checked at 50 digits "
+                  "for 2 ≤ k < 120, 1 ≤ l < 30, and the exact ratios approach their limits at "
+                  "rate 1/n; for k linear in n the limit is 1 < 1/a_{l+1}."),
     claim_v1(id="sec-v1.lemma6.bound", location="version 1, Appendix, Lemma 6",
              kind="lemma",
              statement="lim_{n→∞} r_{k,n} / ((1 − 1/e)^k + 1/(en)) ≤ 1 for k ∈ [n].",

@@ -89,6 +89,17 @@ def test_result_list_is_one_table():
     assert frame["value"].tolist() == [0.0, 1.0, 0.0, 1.0, 2.0]
 
 
+def test_result_list_shows_as_an_html_table_of_its_rows():
+    curves = ResultList([Point("p<", np.arange(2.0), 0), Point("q", np.arange(3.0), 0)])
+    html = curves._repr_html_()
+    assert "2 × Point (5 rows)" in html
+    assert html.count("<tr>") == 2 + 5 and html.count("<th") == 1 + 3   # title, header, rows
+    assert "p&lt;" in html and "p<" not in html
+    long = ResultList([Point("r", np.arange(25.0), 0)])._repr_html_()
+    assert "(25 rows)" in long and "…" in long
+    assert ">24<" in long and ">9<" in long and ">10<" not in long      # first 10, last 10
+
+
 def test_missing_pandas_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)          # import pandas -> ImportError
     with pytest.raises(ImportError, match=r"optmech\[pandas\]"):

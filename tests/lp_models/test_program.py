@@ -1,5 +1,6 @@
 """The solver layer: known optima and duals, strong duality, errors that carry the status."""
 
+import itertools
 from fractions import Fraction
 
 import numpy as np
@@ -258,6 +259,25 @@ def test_solution_repr_states_the_certificate_not_the_vectors():
     assert text.startswith("Solution(status='Optimal', objective=")
     assert f"gap={sol.gap!r}" in text and "array" not in text and len(text) < 400
     assert "dual_objective" in sol._repr_html_()
+
+
+def test_solution_of_a_scaled_lp_shows_the_objective_in_its_units():
+    """The lattice LP is solved as a mean error per score vector; the repr also shows the
+    total error it stands for, which PF's pmf summed over every vector of Q gives (eps = 1,
+    n = 3, k = 2: PF is the optimum there)."""
+    from lp_models.lattice import reduced_lattice_lp
+    from optmech.selection.mechanisms import PermuteAndFlip
+
+    lp = reduced_lattice_lp(3, 2, 1.0, "lattice", "regular")
+    sol = solve(lp)
+    pf = PermuteAndFlip(1.0)
+    total = sum(pf.expected_error(-2.0 * np.array(levels))
+                for levels in itertools.product(range(3), repeat=3) if min(levels) == 0)
+    assert lp.objective_scale == 19 and sol.objective_scale == 19
+    assert sol.objective_in_units == pytest.approx(total, rel=1e-9)
+    assert f"objective_in_units={sol.objective_in_units!r}" in repr(sol)
+    assert "objective_units" in sol._repr_html_() and "units of Δ" in sol._repr_html_()
+    assert "objective_in_units" not in repr(solve(covering_lp()))     # an unscaled LP
 
 
 def test_arrays_of_a_frozen_lp_are_read_only_and_the_callers_are_not():

@@ -2,6 +2,7 @@
 depends on (ε, Δ) only through p; Appendix F's integral for report-noisy-max, and where its
 error curve crosses EM's."""
 
+import itertools
 import math
 
 import mpmath
@@ -60,8 +61,10 @@ def test_report_noisy_max_crosses_em_at_the_stated_points():
     b = mpmath.mpf(2)
 
     def rnm_top(n, c):
-        f = lambda x: mpmath.exp(-abs(x) / b) / (2 * b)
-        F = lambda x: (mpmath.exp(x / b) / 2 if x < 0 else 1 - mpmath.exp(-x / b) / 2)
+        def f(x):
+            return mpmath.exp(-abs(x) / b) / (2 * b)
+        def F(x):
+            return (mpmath.exp(x / b) / 2 if x < 0 else 1 - mpmath.exp(-x / b) / 2)
         return mpmath.quad(lambda x: f(x) * F(x - c) ** (n - 1), [-mpmath.inf, c, 0, mpmath.inf])
 
     def gap(n, c):
@@ -72,3 +75,51 @@ def test_report_noisy_max_crosses_em_at_the_stated_points():
             root = mpmath.findroot(lambda c: gap(n, c), expected)
             assert float(root) == pytest.approx(expected, abs=5e-4)
         assert all(gap(2, c) < 0 for c in (-0.1, -1, -3, -8, -20))
+
+
+def test_report_noisy_max_depends_on_c_only_through_p():
+    """Appendix F leaves open whether report-noisy-max depends on c only through
+    p = e^{εc/(2Δ)}.  It does: with x = (2Δ/ε) u the integral ∫ f(x) F(x − c)^{n−1} dx becomes
+    ∫ f₁(u) F₁(u − ln p)^{n−1} du (unit-scale Laplace), so Pr[top] is a function of p, and
+    the error −c (1 − Pr[top]) in units of 2Δ/ε is −ln p (1 − Pr[top]), as for EM and PF.
+    Here: the integral by SciPy quadrature in u at ln p, against the mechanism's own pmf at
+    two (ε, Δ) with the same p (different c)."""
+    from optmech.selection import ReportNoisyMax
+
+    unit = stats.laplace(scale=1.0)
+    for n in (2, 10):
+        for p in (0.9, 1e-2, 1e-6):
+            log_p = math.log(p)
+            top = sum(integrate.quad(lambda u: unit.pdf(u) * unit.cdf(u - log_p) ** (n - 1),
+                                     a, b, epsabs=1e-14)[0]
+                      for a, b in ((-np.inf, log_p), (log_p, 0.0), (0.0, np.inf)))
+            for eps, delta in ((1.0, 1.0), (0.3, 2.0)):
+                c = 2 * delta / eps * log_p
+                pmf = ReportNoisyMax(eps, delta).pmf(np.r_[np.full(n - 1, c), 0.0])
+                assert pmf[-1] == pytest.approx(top, abs=1e-12)
+                error = -c * pmf[:-1].sum()
+                assert error / (2 * delta / eps) == pytest.approx(-log_p * (1 - top),
+                                                                   rel=1e-10, abs=1e-14)
+
+
+def test_pf_with_the_score_range_in_place_of_the_sensitivity_is_private():
+    """§7: the range-based analysis of the exponential mechanism extends to PF.  If every
+    neighbour moves the scores by amounts within an interval of length R (q' = q + c + z,
+    z in [0, R]^n), PF with the exponent ε/R is ε-DP: PF is shift-invariant, so these are
+    neighbours of monotone scores of sensitivity R.  Measured over every corner of
+    {0, R/2, R}^n and random shifts c, for random score vectors; the loss ε is attained, and
+    EM with the same exponent is checked alike."""
+    rng = np.random.default_rng(7)
+    R, eps = 1.5, 0.8
+    for mechanism in (PermuteAndFlip(eps, R, monotonic=True),
+                      ExponentialMechanism(eps, R, monotonic=True)):
+        worst = 0.0
+        for n in (2, 3, 4):
+            moves = np.array(list(itertools.product((0.0, R / 2, R), repeat=n)))
+            for _ in range(20):
+                q = rng.uniform(-15.0, 0.0, n)
+                neighbours = q + moves + rng.uniform(-5.0, 5.0, (len(moves), 1))
+                loss = np.abs(mechanism.logpmf(q) - mechanism.logpmf(neighbours)).max()
+                worst = max(worst, float(loss))
+        assert worst <= eps * (1 + 1e-12)
+        assert worst > 0.99 * eps           # attained in the limit of far-apart scores

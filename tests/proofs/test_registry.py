@@ -140,6 +140,16 @@ def test_user_papers_follow_the_builtin_order_and_render():
     assert "## b-paper" in text and "Source key: `a-paper`" in text
 
 
+def test_an_identity_without_sympy_source_renders_no_empty_code_block():
+    mine = Registry()
+    for name, source in (("mine.plain", ""), ("mine.symbolic", "Eq(x + x, 2*x)")):
+        mine.add(Identity(name, "mine", "s", source, "src", ("asymptotic limit",),
+                          lambda: CheckResult("verified", "ok")))
+    plain, symbolic = mine.render().split("### mine.symbolic")
+    assert "**SymPy.**" not in plain and "```python\n\n```" not in plain
+    assert "**SymPy.**\n\n```python\nEq(x + x, 2*x)\n```" in symbolic
+
+
 def test_the_builtin_modules_register_no_name_twice():
     """Importing the paper modules in a fresh interpreter raises no RegistryWarning."""
     script = ("import warnings\nfrom proofs.registry import RegistryWarning, identities\n"

@@ -40,6 +40,27 @@ def test_solve_options_and_table(capsys):
     assert "optimality ratio pf" in out and "cube / paper" in out and "em" not in out
 
 
+def test_solve_probabilities_are_the_optimal_mechanism(capsys):
+    """--probabilities: at eps = 1 (PF optimal for k = 3) every row's pmf is PF's own pmf;
+    the multiplicities add up to |Q| = (k + 1)^n - k^n and the errors to total_error."""
+    code, out, _ = run(capsys, "lattice", "solve", "--n", "3", "--k", "3", "--eps", "1",
+                       "--probabilities", "--json")
+    assert code == 0
+    payload = json.loads(out)
+    rows = payload["probabilities"]
+    assert len(rows) == 10 and sum(r["multiplicity"] for r in rows) == 4 ** 3 - 3 ** 3
+    for row in rows:
+        assert row["pmf"] == pytest.approx(PermuteAndFlip(1.0).pmf(row["scores"]), abs=1e-12)
+    assert sum(r["multiplicity"] * r["expected_error"] for r in rows) == pytest.approx(
+        payload["total_error"], rel=1e-12)
+    code, text, _ = run(capsys, "lattice", "solve", "--n", "3", "--k", "3", "--eps", "1",
+                        "--probabilities")
+    assert "multiplicity" in text and "0.7649883273" in text     # p0 of (0, -2, -4)
+    code, plain, _ = run(capsys, "lattice", "solve", "--n", "3", "--k", "3", "--eps", "1",
+                         "--json")
+    assert "probabilities" not in json.loads(plain)
+
+
 def test_ratio_sweep_json_and_plot(capsys, tmp_path):
     plot = tmp_path / "ratios.png"
     code, out, _ = run(capsys, "lattice", "ratio", "--n", "3,4", "--k", "3", "--eps",

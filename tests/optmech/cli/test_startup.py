@@ -9,7 +9,8 @@ import pytest
 import optmech
 
 HEAVY = ("scipy", "matplotlib", "sympy", "mpmath", "highspy", "cvxpy", "dask", "distributed",
-         "tqdm", "lp_models.program", "proofs", "subprocess", "importlib.resources")
+         "tqdm", "lp_models.program", "proofs", "subprocess", "importlib.resources",
+         "numpy.ma", "numpy.polynomial")
 PROBE = """
 import contextlib, io, json, sys
 from optmech.cli import main

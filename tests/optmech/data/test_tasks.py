@@ -249,6 +249,9 @@ def test_one_key_spelling_for_every_mechanism_name():
     target = curves["rnm_laplace"][0]
     assert epsilon_for_error(scores, target, mechanism="rnm-laplace") == \
         pytest.approx(0.5, rel=1e-10)
+    labelled = error_curves(scores, [0.5, 1.0], mechanisms={"noisy": "rnm-laplace"})
+    assert list(labelled) == ["noisy"]
+    assert np.array_equal(labelled["noisy"], curves["rnm_laplace"])
     names = [*MECHANISMS, *TASK_MECHANISMS, ReportNoisyMax(1.0).name,
              HeterogeneousNoisyMax(1.0, noise="laplace").name]
     assert not [n for n in names if "-" in n]

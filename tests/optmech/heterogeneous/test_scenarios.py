@@ -135,6 +135,17 @@ def test_confidence_interval_is_student_t_over_trials():
     assert (point.ci_low, point.ci_high) == pytest.approx((low, high), rel=1e-12)
 
 
+def test_a_dict_of_mechanisms_labels_the_points():
+    """{label: name}: the points carry the labels, the values are the named mechanisms'."""
+    by_name = run_scenario(scenario(2), [0.2, 5.0], mechanisms=["rnm", "gem"])
+    labelled = run_scenario(scenario(2), [0.2, 5.0],
+                            mechanisms={"noisy max": "rnm", "GEM": "gem"})
+    assert labelled.mechanisms == ["noisy max", "GEM"]
+    for eps in (0.2, 5.0):
+        assert labelled.mse("GEM", eps) == by_name.mse("gem", eps)
+        assert labelled.mse("noisy max", eps) == by_name.mse("rnm", eps)
+
+
 def test_best_and_curve():
     result = run_scenario(scenario(2), [0.2, 5.0], mechanisms=["rnm", "gem", "uniform"])
     assert result.best(0.2) == "gem"
@@ -154,3 +165,24 @@ def test_bad_input(call, argument):
     with pytest.raises(InvalidArgumentError) as info:
         call()
     assert info.value.argument == argument
+
+
+def test_titles_are_plain_text_a_figure_renders():
+    """No ASCII markup (sigma_a^2) in a title: tables print it and figures draw it as it is;
+    every glyph is in matplotlib's default font (a missing one warns)."""
+    import warnings
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    titles = [scenario(i).title for i in range(1, 9)]
+    assert not [t for t in titles if set(t) & set("^_$\\")]
+    fig = plt.figure()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fig.suptitle("; ".join(titles))
+            fig.canvas.draw()
+    finally:
+        plt.close(fig)

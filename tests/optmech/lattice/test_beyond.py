@@ -207,6 +207,9 @@ def test_objective_ratios_reduce_to_the_papers_for_the_sum():
     opt = solve_lattice(4, 3, 0.5)
     ours, paper = objective_ratios(opt), optimality_ratios(opt)
     assert ours == pytest.approx(paper, rel=1e-12)
+    labelled = objective_ratios(opt, {"permute-and-flip": "pf", "noisy": "rnm-laplace"})
+    assert labelled == pytest.approx({"permute-and-flip": paper["pf"],
+                                      "noisy": paper["rnm_laplace"]}, rel=1e-12)
 
 
 def test_objective_weights_reject_a_wrong_length():

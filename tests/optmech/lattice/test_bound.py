@@ -164,6 +164,17 @@ def test_your_own_mechanisms_get_brackets_like_the_built_in_ones():
         bracket_ratios(bracket, [PermuteAndFlip(0.7)])          # another epsilon
 
 
+def test_a_dict_of_mechanisms_is_labels_to_mechanisms():
+    """The call of the docstring: a dict maps labels to mechanisms ("mine" is no name)."""
+    from optmech.selection.mechanisms import PermuteAndFlip, PmfMechanism
+
+    bracket = bound_lattice(3, 2, 0.5, tol=1e-6)
+    my_mechanism = PmfMechanism(PermuteAndFlip(0.5).pmf, epsilon=0.5)
+    ratios = bracket_ratios(bracket, {"mine": my_mechanism, "pf": "pf"})
+    assert list(ratios) == ["mine", "pf"]
+    assert ratios["mine"] == pytest.approx(ratios["pf"], rel=1e-12)
+
+
 def test_sweep_takes_mechanism_factories():
     from optmech.selection.mechanisms import PermuteAndFlip, PmfMechanism
 

@@ -113,10 +113,26 @@ def test_any_mechanism_with_a_pmf_is_compared_at_the_optimum_epsilon():
 
     assert optimality_ratio(pf.pmf, optimum) == pytest.approx(expected, rel=1e-15)
     assert optimality_ratio(OnlyPmf(), optimum) == pytest.approx(expected, rel=1e-15)
-    ratios = optimality_ratios(optimum, ["pf", "rnm-laplace", "rnm_laplace"])
+    ratios = optimality_ratios(optimum, ["pf", "rnm-laplace"])
+    assert list(ratios) == ["pf", "rnm_laplace"]               # keys in the one spelling
     assert ratios["pf"] == pytest.approx(expected, rel=1e-15)
-    assert ratios["rnm-laplace"] == ratios["rnm_laplace"]
+    assert ratios["rnm_laplace"] == optimality_ratio("rnm_laplace", optimum)
     assert optimality_ratios(optimum, "em") == {"em": optimality_ratio("em", optimum)}
+    with pytest.raises(InvalidArgumentError, match="twice"):      # one key for two entries
+        optimality_ratios(optimum, ["rnm-laplace", "rnm_laplace"])
+
+
+def test_a_dict_maps_labels_to_mechanisms():
+    """{"mine": mechanism, "pf": "pf"}: "mine" is a label, not a mechanism name; PF's pmf
+    behind a plain function gives PF's ratio (computed there by its recurrence)."""
+    optimum = solve_lattice(3, 3, 0.7)
+    mine = PmfMechanism(PermuteAndFlip(0.7).pmf, epsilon=0.7, name="ignored")
+    ratios = optimality_ratios(optimum, {"mine": mine, "pf": "pf", "noisy": "rnm-laplace"})
+    assert list(ratios) == ["mine", "pf", "noisy"]
+    assert ratios["mine"] == pytest.approx(ratios["pf"], rel=1e-14)
+    assert ratios["noisy"] == optimality_ratio("rnm_laplace", optimum)
+    with pytest.raises(InvalidArgumentError):
+        ratio_sweep([3], [2], [0.3], {})
 
 
 def test_a_mechanism_at_another_epsilon_is_refused():

@@ -1,6 +1,7 @@
-"""The stable keys of the reproduce rows: each area declares its keys (``KEYS``, and
-``FULL_ONLY_KEYS`` for rows of the full run only), a quick run produces exactly the declared
-quick keys, and every full-only key is written in the module's source."""
+"""The stable keys of the reproduce rows: every row has one (the report's first column), each
+area declares its keys (``KEYS``, and ``FULL_ONLY_KEYS`` for rows of the full run only), a
+quick run produces exactly the declared quick keys, and every full-only key is written in the
+module's source."""
 
 import ast
 import importlib
@@ -15,7 +16,8 @@ from optmech.reproduce._runner import areas
 def test_quick_run_produces_exactly_the_declared_keys(area, quick_run):
     module = importlib.import_module(f"optmech.reproduce.{area}")
     results, _ = quick_run(area)
-    produced = [r.key for r in results if r.key]
+    assert [r.name for r in results if not r.key] == [], "a row without a key"
+    produced = [r.key for r in results]
     assert len(produced) == len(set(produced)), "a key is used twice"
     assert module.FULL_ONLY_KEYS <= module.KEYS
     assert set(produced) == module.KEYS - module.FULL_ONLY_KEYS

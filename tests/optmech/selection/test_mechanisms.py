@@ -196,3 +196,21 @@ def test_integers_beyond_the_double_range_are_refused_as_arguments(value):
                   lambda v: ExponentialMechanism(Fraction(v, 3))):
         with pytest.raises(InvalidArgumentError, match="finite number > 0"):
             build(value)
+
+
+def test_labelled_mechanisms_read_every_collection_the_same_way():
+    from optmech.selection.mechanisms import labelled_mechanisms
+
+    pf = PermuteAndFlip(1.0)
+
+    def mine(scores):
+        return pf.pmf(scores)
+
+    assert labelled_mechanisms("rnm-laplace") == [("rnm_laplace", "rnm-laplace")]
+    assert labelled_mechanisms(pf) == [("pf", pf)]
+    assert labelled_mechanisms(["em", pf, mine]) == [("em", "em"), ("pf", pf), ("mine", mine)]
+    assert labelled_mechanisms({"a": "pf", "b": mine}) == [("a", "pf"), ("b", mine)]
+    assert labelled_mechanisms([]) == labelled_mechanisms({}) == []
+    for bad in (["pf", pf], ["rnm-laplace", "rnm_laplace"]):
+        with pytest.raises(InvalidArgumentError, match="mechanisms"):
+            labelled_mechanisms(bad)

@@ -110,3 +110,19 @@ def test_million_candidates_sum_to_one_and_match_a_closed_form_case():
     top = -math.expm1(n * math.log1p(-p)) / (n * p)
     assert probs[0] == pytest.approx(top, rel=1e-12)
     assert abs(probs.sum() - 1) < 1e-12
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 7, 30, 96, 300])
+def test_gauss_legendre_rule_integrates_monomials_exactly(count):
+    """The rule (computed without numpy.polynomial) integrates x^j for j <= 2 count - 1
+    exactly: closed form 2 / (j + 1) for even j, 0 for odd j; and its nodes agree with
+    numpy's leggauss (companion-matrix eigenvalues, a different algorithm)."""
+    from optmech.selection.pf_probabilities import _legendre
+
+    x, w = _legendre(count)
+    for j in range(2 * count):
+        exact = 2.0 / (j + 1) if j % 2 == 0 else 0.0
+        assert w @ x ** j == pytest.approx(exact, rel=1e-13, abs=1e-15), j
+    reference_x, reference_w = np.polynomial.legendre.leggauss(count)
+    assert np.abs(x - reference_x).max() <= 4e-16
+    assert np.abs(w - reference_w).max() <= 1e-14
