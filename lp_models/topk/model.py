@@ -49,7 +49,7 @@ Reductions, each exact:
 
 Rows, in this order: one sum-to-one row per class (``sum_λ size x[m, λ] = 1``), one privacy
 row per neighbour pair (``x[a] - e^-eps x[b] >= 0``), then (``"regular"``) the monotonicity
-rows, each divided by its largest coefficient.  Objective: the expected error (``"l_1"``,
+rows, each divided by its largest coefficient.  Objective: the expected error (``"l1"``,
 ``"l_inf"`` or ``"k_relative"``, :data:`lp_models.topk.orbits.ERRORS`) summed over every
 ``q`` in ``Q`` (class weight ``multinomial(m)``), divided by ``|Q|`` when ``normalise``
 (``objective_scale``; ``lp.objective_in_units`` gives the total).  Columns carry the
@@ -167,7 +167,7 @@ def monotonicity_rows(orbits: TopKOrbits, unit: np.ndarray | None = None
 
 
 def topk_lp(n: int, k: int, epsilon: float, top: int, *, ordered: bool = True,
-            constraints: str = "regular", objective: str = "l_1", normalise: bool = True,
+            constraints: str = "regular", objective: str = "l1", normalise: bool = True,
             scaled: bool = False, orbits: TopKOrbits | None = None) -> LinearProgram:
     """The reduced top-``top`` LP (minimisation; module docstring) for ``n`` items, depth
     ``k`` and privacy ``epsilon``.

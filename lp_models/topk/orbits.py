@@ -32,12 +32,12 @@ level of ``q``), as in A. Gillenwater, M. Joseph, A. Muñoz Medina and M. Ribero
 Exponential Mechanism for Differentially Private Top-k*, ICML 2022, arXiv:2201.12333,
 Section 6:
 
-* ``"l_1"``: ``sum_i |c_(i) - q_{o_i}| = 2 sum_i |t_i - λ_i|``;
+* ``"l1"``: ``sum_i |c_(i) - q_{o_i}| = 2 sum_i |t_i - λ_i|``;
 * ``"l_inf"``: ``max_i |c_(i) - q_{o_i}| = 2 max_i |t_i - λ_i|``;
 * ``"k_relative"``: ``c_(T) - min_i q_{o_i} = 2 (max_i λ_i - t_T)`` (never negative).
 
 A subset is compared in decreasing order of its scores (its nondecreasing level sequence),
-so its ``l_1`` error is ``sum_i c_(i) - sum_{r in o} q_r``.
+so its ``l1`` error is ``sum_i c_(i) - sum_{r in o} q_r``.
 
 Scale (:attr:`TopKOrbits.distance`): ``d(m, λ)``, the number of neighbour steps from ``q_m``
 to a score vector on which ``o`` is the exact top ``T`` in its order (ties allowed).  With
@@ -60,7 +60,7 @@ from lp_models.lattice.classes import LatticeClasses, class_count, lattice_class
 
 __all__ = ["ERRORS", "MAX_VARIABLES", "TopKOrbits", "orbit_count", "topk_orbits"]
 
-ERRORS = ("l_1", "l_inf", "k_relative")
+ERRORS = ("l1", "l_inf", "k_relative")
 # The LP has many rows per variable (one per neighbour of the variable's orbit): beyond a few
 # million variables it does not fit in memory, and keys must stay below 2**62.
 MAX_VARIABLES = 20_000_000
@@ -124,11 +124,11 @@ class TopKOrbits:
         # t_i = the number of levels whose items all rank above i
         return (cumulative[:, None, :] <= np.arange(self.top)[None, :, None]).sum(axis=2)
 
-    def errors(self, kind: str = "l_1") -> np.ndarray:
+    def errors(self, kind: str = "l1") -> np.ndarray:
         """``(V,)``: the error ``kind`` (:data:`ERRORS`, units of Δ) of every tuple of each
         orbit, from the formulas of the module docstring."""
         levels, truth = self.var_levels, self.true_top[self.var_class]
-        if kind == "l_1":
+        if kind == "l1":
             steps = np.abs(levels - truth).sum(axis=1)
         elif kind == "l_inf":
             steps = np.abs(levels - truth).max(axis=1)

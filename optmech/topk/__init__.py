@@ -30,6 +30,11 @@ module                             what it implements
 :mod:`~.estimates`                 Monte Carlo expected errors with a confidence interval
 :mod:`~.privacy`                   realised privacy loss over every neighbour of a small
                                    integer grid
+:mod:`~.optimum`                   the optimal top-T mechanism on the bounded 2Δ-lattice:
+                                   the LP of :mod:`lp_models.topk` solved by HiGHS, refined,
+                                   repaired and certified
+:mod:`~.ratios`                    optimality ratios of the mechanisms against it, exact,
+                                   from batch pmfs on the lattice's classes
 =================================  ==========================================================
 """
 
@@ -43,5 +48,8 @@ __all__, __getattr__, __dir__ = _lazy_exports(__name__, {
         "TOPK_MECHANISMS", "TopKMechanism", "make_topk_mechanism",
     ),
     "optmech.topk.estimates": ("MonteCarloEstimate", "estimate_error"),
+    "optmech.topk.optimum": ("TopKOptimum", "solve_topk", "topk_lp_size"),
     "optmech.topk.privacy": ("grid_privacy_loss",),
+    "optmech.topk.ratios": ("TopKRatio", "TopKRatioCurve", "mechanism_point",
+                            "topk_ratio_sweep", "topk_ratios"),
 })

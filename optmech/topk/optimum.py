@@ -34,7 +34,6 @@ beyond the budgets of :mod:`optmech.resources`.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 import time
 from dataclasses import dataclass, field
@@ -93,7 +92,7 @@ class TopKOptimum(Displayed):
     ordered: bool
     #: ``"regular"`` (monotonicity rows) or ``"private"`` (every symmetric ε-DP mechanism).
     constraint_set: str
-    #: The error minimised: ``"l_1"``, ``"l_inf"`` or ``"k_relative"``.
+    #: The error minimised: ``"l1"``, ``"l_inf"`` or ``"k_relative"``.
     objective: str
     #: The optimum: the probability of one output of each orbit.
     probabilities: np.ndarray = field(repr=False)
@@ -143,10 +142,12 @@ class TopKOptimum(Displayed):
 
     def pmf(self, scores) -> np.ndarray:
         """The optimal mechanism's probabilities of every output on lattice score vectors
-        (one vector, or one per row), in the order of ``itertools.permutations(range(n),
-        top)`` (``combinations`` for subsets).  Scores must lie on the 2Δ-lattice (Δ = 1)
+        (one vector, or one per row), aligned with :func:`~optmech.topk.outcomes` ``(n, top,
+        ordered)``.  Scores must lie on the 2Δ-lattice (Δ = 1)
         within depth ``k`` up to a common shift; anything else raises
         :class:`InvalidArgumentError`."""
+        from optmech.topk.outcomes import outcomes
+
         q = np.asarray(scores, dtype=float)
         rows = np.atleast_2d(q)
         c = self.orbits.classes
@@ -158,16 +159,10 @@ class TopKOptimum(Displayed):
                                        f"(scores 0, -2, ..., -{2 * c.k} up to a shift)")
         counts = (levels[:, :, None] == np.arange(c.k + 1)).sum(axis=1)
         owner = c.find(counts @ c.radix)
-        tuples = _outputs(c.n, self.top, self.ordered)
+        tuples = outcomes(c.n, self.top, self.ordered)
         variables = self.orbits.find(owner[:, None], levels[:, tuples])
         probs = self.probabilities[variables]
         return probs[0] if q.ndim == 1 else probs
-
-
-def _outputs(n: int, top: int, ordered: bool) -> np.ndarray:
-    """``(M, top)``: every output, in ``itertools`` order."""
-    generate = itertools.permutations if ordered else itertools.combinations
-    return np.array(list(generate(range(n), top)), dtype=np.int64).reshape(-1, top)
 
 
 def check_topk(n, k, top, ordered, constraints: str = "regular") -> tuple[int, int, int, bool]:
@@ -193,6 +188,18 @@ def check_epsilon(epsilon, k: int) -> float:
                                    f"{MAX_EPSILON_DEPTH:g} / k] (beyond, e^-(epsilon k) "
                                    "leaves the doubles)")
     return float(epsilon)
+
+
+def _objective(objective) -> str:
+    """One of :data:`lp_models.topk.ERRORS` (``"l_1"`` read as ``"l1"``, as the error
+    measures of :mod:`optmech.topk.utilities` read it)."""
+    from optmech.topk.utilities import check_measure
+
+    try:
+        return check_choice(check_measure(objective), "objective", ERRORS)
+    except InvalidArgumentError:
+        raise InvalidArgumentError("objective", objective, "one of " + ", ".join(ERRORS)
+                                   ) from None
 
 
 def topk_lp_size(n: int, k: int, top: int, ordered: bool = True,
@@ -287,7 +294,7 @@ def _repair(lp: LinearProgram, z: np.ndarray, anchor: np.ndarray, size) -> np.nd
 
 
 def solve_topk(n: int, k: int, epsilon: float, top: int, *, ordered: bool = True,
-               constraints: str = "regular", objective: str = "l_1", method: str = "auto",
+               constraints: str = "regular", objective: str = "l1", method: str = "auto",
                gap_tolerance: float = GAP_TOLERANCE,
                time_limit: float | None = None) -> TopKOptimum:
     """Certified optimum of the top-``top`` LP for ``n`` items, depth ``k`` and privacy
@@ -296,7 +303,7 @@ def solve_topk(n: int, k: int, epsilon: float, top: int, *, ordered: bool = True
     ``ordered``: ordered tuples (True) or subsets.  ``constraints``: ``"regular"`` (the
     top-k form of the paper's regularity: for ``top = 1`` the optimum of
     :func:`optmech.lattice.solve_lattice`) or ``"private"`` (every symmetric ε-DP mechanism;
-    a lower bound for every shift-invariant ε-DP mechanism).  ``objective``: ``"l_1"``,
+    a lower bound for every shift-invariant ε-DP mechanism).  ``objective``: ``"l1"`` (``"l_1"`` too),
     ``"l_inf"`` or ``"k_relative"``.  ``method``: ``"auto"`` (HiGHS interior point with
     crossover), ``"ipm"`` or ``"simplex"``.  Raises :class:`SolverError` when HiGHS stops
     short of optimality or the certified gap exceeds ``gap_tolerance``.
@@ -304,7 +311,7 @@ def solve_topk(n: int, k: int, epsilon: float, top: int, *, ordered: bool = True
     started = time.process_time()
     n, k, top, ordered = check_topk(n, k, top, ordered, constraints)
     epsilon = check_epsilon(epsilon, k)
-    check_choice(objective, "objective", ERRORS)
+    objective = _objective(objective)
     check_choice(method, "method", METHODS)
     gap_tolerance = check_positive(gap_tolerance, "gap_tolerance")
     if time_limit is not None:
