@@ -52,8 +52,8 @@ from optmech.validation import (
     check_positive,
 )
 
-__all__ = ["GAP_TOLERANCE", "METHODS", "TopKOptimum", "check_epsilon", "check_topk", "solve_topk",
-           "topk_lp_size"]
+__all__ = ["GAP_TOLERANCE", "METHODS", "TopKOptimum", "check_epsilon", "check_topk",
+           "require_topk_sweep", "solve_topk", "topk_lp_size"]
 
 METHODS = ("auto", "simplex", "ipm")
 GAP_TOLERANCE = 1e-7
@@ -238,11 +238,22 @@ def _orbit_table(n: int, k: int, top: int, ordered: bool) -> TopKOrbits:
                                    f"a lattice that fits ({error})") from None
 
 
-def _require_budgets(n, k, top, size) -> None:
-    """Refuse an LP whose memory or CPU time, estimated from its size, exceeds the budget."""
+def _require_budgets(n, k, top, size, solves: int = 1) -> None:
+    """Refuse ``solves`` LPs whose memory or CPU time, estimated from their size, exceeds
+    the budget."""
     _, _, nonzeros = size
     require_memory(_BYTES_PER_NONZERO * nonzeros, "n, k, top", (n, k, top))
-    require_work(_SECONDS_PER_WORK * nonzeros ** 1.5, "n, k, top", (n, k, top))
+    require_work(solves * _SECONDS_PER_WORK * nonzeros ** 1.5, "n, k, top", (n, k, top))
+
+
+def require_topk_sweep(n, k, top, epsilons, ordered: bool = True,
+                       constraints: str = "regular") -> None:
+    """Check every ε of a sweep and refuse, before the first solve, a sweep whose memory or
+    total CPU time exceeds the budget."""
+    n, k, top, ordered = check_topk(n, k, top, ordered, constraints)
+    for epsilon in epsilons:
+        check_epsilon(epsilon, k)
+    _require_budgets(n, k, top, topk_lp_size(n, k, top, ordered, constraints), len(epsilons))
 
 
 def _anchor(orbits: TopKOrbits, epsilon: float) -> np.ndarray:

@@ -25,14 +25,14 @@ outside the ``"regular"`` LP's class, and its ratio against it may be below 1.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from lp_models.display import Displayed, ResultList, Tabular, joined
 from lp_models.topk import monotonicity_rows
 from optmech.progress import progress
-from optmech.topk.optimum import TopKOptimum, solve_topk
+from optmech.topk.optimum import TopKOptimum, require_topk_sweep, solve_topk
 from optmech.validation import InvalidArgumentError, check_finite_result
 
 __all__ = ["TopKRatio", "TopKRatioCurve", "mechanism_point", "topk_ratio_sweep", "topk_ratios"]
@@ -157,6 +157,10 @@ class TopKRatioCurve(Displayed, Tabular):
     total_errors: np.ndarray
     #: Mechanism name -> its optimality ratio at each ε.
     ratios: dict[str, np.ndarray]
+    #: The certified optimum at each ε.
+    optima: tuple = field(default=(), repr=False)
+    #: The :class:`TopKRatio` results at each ε (one :class:`ResultList` per ε).
+    results: tuple = field(default=(), repr=False)
 
     _display = ("n", "k", "top", "ordered", "constraint_set", "objective", "epsilons",
                 "total_errors", "ratios")
@@ -174,20 +178,26 @@ class TopKRatioCurve(Displayed, Tabular):
 def topk_ratio_sweep(n: int, k: int, top: int, epsilons, mechanisms=None, *,
                      ordered: bool = True, constraints: str = "regular",
                      objective: str = "l1", method: str = "auto",
+                     time_limit: float | None = None,
                      show_progress: bool | None = None) -> TopKRatioCurve:
     """:func:`solve_topk` and :func:`topk_ratios` at every ε of ``epsilons`` (a progress
-    bar over the solves): the ratio curves against ε."""
+    bar over the solves): the ratio curves against ε.  Every ε and the budgets for all the
+    solves are checked before the first (:func:`~optmech.topk.optimum.require_topk_sweep`).
+    """
     grid = np.atleast_1d(np.asarray(epsilons, dtype=float))
     if grid.ndim != 1 or grid.size == 0:
         raise InvalidArgumentError("epsilons", epsilons, "a non-empty list of numbers")
-    totals, curves = [], {}
+    require_topk_sweep(n, k, top, grid, ordered, constraints)
+    optima, results, curves = [], [], {}
     for epsilon in progress(grid.tolist(), desc="topk optimum", enabled=show_progress):
         optimum = solve_topk(n, k, epsilon, top, ordered=ordered, constraints=constraints,
-                             objective=objective, method=method)
-        totals.append(optimum.total_error)
-        for result in topk_ratios(optimum, mechanisms):
+                             objective=objective, method=method, time_limit=time_limit)
+        optima.append(optimum)
+        results.append(topk_ratios(optimum, mechanisms))
+        for result in results[-1]:
             curves.setdefault(result.mechanism, []).append(result.ratio)
     return TopKRatioCurve(n=optimum.n, k=optimum.k, top=optimum.top, ordered=optimum.ordered,
                           constraint_set=constraints, objective=optimum.objective,
-                          epsilons=grid, total_errors=np.array(totals),
-                          ratios={name: np.array(values) for name, values in curves.items()})
+                          epsilons=grid, total_errors=np.array([o.total_error for o in optima]),
+                          ratios={name: np.array(values) for name, values in curves.items()},
+                          optima=tuple(optima), results=tuple(results))
