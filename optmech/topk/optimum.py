@@ -43,7 +43,8 @@ import numpy as np
 from lp_models.display import Displayed
 from lp_models.program import LinearProgram, SolverError, dual_objective, solve
 from lp_models.topk import CONSTRAINTS, ERRORS, TopKOrbits, orbit_count, topk_lp, topk_orbits
-from lp_models.topk.model import privacy_row_bound
+from lp_models.lattice import monotonicity_pairs
+from lp_models.topk.model import prefix_marginals, privacy_row_bound
 from optmech.resources import require_memory, require_work
 from optmech.validation import (
     InvalidArgumentError,
@@ -65,7 +66,7 @@ _REFINE_ABOVE = 1e-13
 _REFINE_SCALE = 1e4
 # Memory per nonzero of the LP (the matrix, its copies in HiGHS and the interior point's
 # factors) and CPU seconds per (nonzero)^1.5, measured and rounded up (see topk_lp_size).
-_BYTES_PER_NONZERO = 2000
+_BYTES_PER_NONZERO = 600
 _SECONDS_PER_WORK = 2e-7
 
 
@@ -151,12 +152,14 @@ class TopKOptimum(Displayed):
         q = np.asarray(scores, dtype=float)
         rows = np.atleast_2d(q)
         c = self.orbits.classes
-        steps = (rows.max(axis=1, keepdims=True) - rows) / 2.0
-        levels = np.rint(steps).astype(np.int64)
-        if (q.ndim not in (1, 2) or rows.shape[1] != c.n or not np.isfinite(rows).all()
-                or np.abs(steps - levels).max() > 1e-9 or levels.max() > c.k):
-            raise InvalidArgumentError("scores", scores, f"{c.n} scores on the 2-lattice "
+        refusal = InvalidArgumentError("scores", scores, f"{c.n} scores on the 2-lattice "
                                        f"(scores 0, -2, ..., -{2 * c.k} up to a shift)")
+        if q.ndim not in (1, 2) or rows.shape[1] != c.n or not np.isfinite(rows).all():
+            raise refusal
+        steps = (rows.max(axis=1, keepdims=True) - rows) / 2.0
+        levels = np.rint(np.minimum(steps, c.k + 1)).astype(np.int64)
+        if np.abs(steps - levels).max() > 1e-9 or levels.max() > c.k:
+            raise refusal
         counts = (levels[:, :, None] == np.arange(c.k + 1)).sum(axis=1)
         owner = c.find(counts @ c.radix)
         tuples = outcomes(c.n, self.top, self.ordered)
@@ -204,22 +207,21 @@ def _objective(objective) -> str:
 
 def topk_lp_size(n: int, k: int, top: int, ordered: bool = True,
                  constraints: str = "regular") -> tuple[int, int, int]:
-    """``(variables, rows, nonzeros)``: the variables exactly (closed form), the rows and
-    nonzeros as upper bounds (every neighbour-set orbit before the pairs leaving the lattice
-    are dropped; the monotonicity rows with every orbit of both classes), without building
-    the LP.  Refuses (:class:`InvalidArgumentError`) a table that cannot be enumerated."""
+    """``(variables, rows, nonzeros)`` of the LP without building it: the variables and the
+    monotonicity rows exactly, the privacy rows as an upper bound (every neighbour-set orbit
+    of every variable, before the pairs that leave the lattice are dropped).  Refuses
+    (:class:`InvalidArgumentError`) a table that cannot be enumerated."""
     n, k, top, ordered = check_topk(n, k, top, ordered, constraints)
     orbits = _orbit_table(n, k, top, ordered)
     privacy = privacy_row_bound(orbits)
     rows = orbits.classes.num_classes + privacy
     nonzeros = orbits.num_variables + 2 * privacy
     if constraints == "regular":
-        per_class = np.bincount(orbits.var_class, minlength=orbits.classes.num_classes)
-        levels = orbits.classes.num_variables
-        pairs = levels * (k + 2)                  # own score, and another item at each level
-        prefixes = top if ordered else 1
-        rows += prefixes * pairs
-        nonzeros += prefixes * pairs * 2 * int(per_class.max())
+        first, second = monotonicity_pairs(orbits.classes)
+        for prefix in (range(1, top + 1) if ordered else [top]):
+            per_item = np.diff(prefix_marginals(orbits, prefix).indptr)
+            rows += first.size
+            nonzeros += int(per_item[first].sum() + per_item[second].sum())
     return orbits.num_variables, int(rows), int(nonzeros)
 
 

@@ -95,7 +95,7 @@ def mechanism_point(mechanism, optimum: TopKOptimum) -> np.ndarray:
     return mass / orbits.size
 
 
-def _ratio(label: str, x: np.ndarray, optimum: TopKOptimum) -> TopKRatio:
+def _ratio(label: str, x: np.ndarray, optimum: TopKOptimum, monotone) -> TopKRatio:
     lp = optimum.lp
     orbits = optimum.orbits
     costs = lp.metadata["weights"][orbits.var_class] * orbits.size * lp.metadata["errors"]
@@ -105,10 +105,7 @@ def _ratio(label: str, x: np.ndarray, optimum: TopKOptimum) -> TopKRatio:
         losses = np.log(x[target]) - np.log(x[source])
     losses = losses[x[target] > 0]
     loss = float(losses.max(initial=0.0))
-    violation = 0.0
-    if optimum.constraint_set == "regular":
-        rows, _ = monotonicity_rows(orbits)
-        violation = float(max(0.0, -(rows @ x).min(initial=0.0)))
+    violation = 0.0 if monotone is None else float(max(0.0, -(monotone @ x).min(initial=0.0)))
     feasible = bool(loss <= optimum.epsilon * (1 + _ROUNDING) and violation <= _ROUNDING)
     ratio = total / optimum.total_error
     if feasible and total < optimum.lower_bound * (1 - _ROUNDING):
@@ -128,10 +125,12 @@ def topk_ratios(optimum: TopKOptimum, mechanisms=None) -> ResultList:
     mechanisms = TOPK_MECHANISMS if mechanisms is None else mechanisms
     if isinstance(mechanisms, str) or not isinstance(mechanisms, (list, tuple)):
         mechanisms = [mechanisms]
+    monotone = (monotonicity_rows(optimum.orbits)[0] if optimum.constraint_set == "regular"
+                else None)
     results = ResultList()
     for mechanism in mechanisms:
         label, built = _mechanism(mechanism, optimum)
-        results.append(_ratio(label, mechanism_point(built, optimum), optimum))
+        results.append(_ratio(label, mechanism_point(built, optimum), optimum, monotone))
     return results
 
 

@@ -55,6 +55,9 @@ RUNS = {
     "proofs.check": [["proofs", "check", "--only", "secretary.rank_distribution", "--only",
                       "secretary.threshold"]],
     "reproduce": [["reproduce", "--quick", "--only", "selection"]],
+    "topk.lp": [["topk", "lp", "--n", "3", "--k", "2", "--top", "2", "--eps", "0.5"],
+                ["topk", "lp", "--n", "3", "--k", "1", "--top", "2", "--eps", "0.5,1",
+                 "--subsets", "--constraints", "private", "--mechanisms", "peel-pf"]],
 }
 
 
