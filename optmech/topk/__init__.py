@@ -18,7 +18,7 @@ or samples beyond enumeration; the error measures turn either into expected erro
 =================================  ==========================================================
 module                             what it implements
 =================================  ==========================================================
-:mod:`~.outcomes`                  the ordered T-tuples (and T-sets) enumerated in
+:mod:`~.enumeration`               the ordered T-tuples (and T-sets) enumerated in
                                    ``itertools`` order; the enumeration limit
 :mod:`~.utilities`                 joint utility, canonical loss, the error measures l1,
                                    l_inf and k-relative of every output
@@ -36,7 +36,7 @@ module                             what it implements
 from optmech._lazy import lazy_exports as _lazy_exports
 
 __all__, __getattr__, __dir__ = _lazy_exports(__name__, {
-    "optmech.topk.outcomes": ("MAX_OUTCOMES", "outcome_count", "outcomes"),
+    "optmech.topk.enumeration": ("MAX_OUTCOMES", "outcome_count", "outcomes"),
     "optmech.topk.utilities": ("MEASURES",),
     "optmech.topk.mechanisms": (
         "CanonicalLipschitz", "GumbelTopK", "JointEM", "JointPF", "PeelingEM", "PeelingPF",

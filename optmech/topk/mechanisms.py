@@ -4,12 +4,12 @@ A mechanism is built once with its privacy parameters (``epsilon`` is the budget
 whole T-tuple) and applied to score vectors (utilities, higher is better):
 
 * ``pmf(scores)``: the exact probability of every ordered output, aligned with
-  :func:`~optmech.topk.outcomes.outcomes` ``(n, T)``; a 2-D ``scores`` (one vector per row)
+  :func:`~optmech.topk.enumeration.outcomes` ``(n, T)``; a 2-D ``scores`` (one vector per row)
   gives one row of probabilities per vector; ``logpmf`` its logarithm (finite where a
   probability underflows); ``subset_pmf`` the probability of every set, aligned with
   ``outcomes(n, T, ordered=False)``.  Exact by enumeration, refused beyond
-  :data:`~optmech.topk.outcomes.MAX_OUTCOMES` outcomes or the memory budget
-  (:func:`~optmech.topk.outcomes.require_enumeration`);
+  :data:`~optmech.topk.enumeration.MAX_OUTCOMES` outcomes or the memory budget
+  (:func:`~optmech.topk.enumeration.require_enumeration`);
 * ``expected_error(scores, measure)``: the exact expectation of an error measure of
   :mod:`optmech.topk.utilities` (``"l1"``, ``"l_inf"``, ``"k_relative"``);
   ``estimate_error`` a Monte Carlo estimate with its confidence interval for sizes beyond
@@ -63,7 +63,7 @@ from optmech.selection.parametrised import Parametrised, check_random_state, giv
 from optmech.selection.pf_probabilities import pf_probability_rows
 from optmech.selection.samplers import sample_shape
 from optmech.topk import samplers
-from optmech.topk.outcomes import outcomes, require_enumeration
+from optmech.topk.enumeration import outcomes, require_enumeration
 from optmech.topk.utilities import (
     canonical_loss_rows,
     check_measure,
