@@ -100,7 +100,8 @@ def sample_peeling(log_weights: np.ndarray, top: int, count: int, rng: np.random
 
 def _far_winners(race, log_weights, near, far, cut, far_below, taken, far_taken, best, rng):
     """``(row, winner)`` for the rows of a block whose round a far candidate may win (rare:
-    about ``F e^{-far_below}`` per round), each drawn exactly from the round's own race."""
+    about ``F e^{-far_below}`` per round), each drawn exactly from the round's own race
+    (plain Python on the few far candidates)."""
     if not far.size:
         return
     left = far.size - np.array([len(f) for f in far_taken])
@@ -109,24 +110,26 @@ def _far_winners(race, log_weights, near, far, cut, far_below, taken, far_taken,
         # the best near value, which is at least the T-th largest log weight
         lucky = rng.binomial(left, math.exp(-far_below))
         for i in np.flatnonzero(lucky):
-            ids = rng.choice(np.setdiff1d(far, far_taken[i]), lucky[i], replace=False)
-            values = log_weights[ids] + far_below + rng.standard_exponential(ids.size)
-            if values.max() > best[i]:
-                yield i, int(ids[np.argmax(values)])
+            far_left = [f for f in far.tolist() if f not in far_taken[i]]
+            picked = rng.choice(len(far_left), lucky[i], replace=False)
+            value, winner = max((log_weights[far_left[k]] + far_below
+                                 + rng.standard_exponential(), far_left[k]) for k in picked)
+            if value > best[i]:
+                yield i, winner
         return
     # EM: the far candidates race as one competitor of weight F e^cut; when it wins, a
     # uniform far proposal is accepted with probability e^(z - cut), else the round restarts
     with np.errstate(divide="ignore"):
         lump = np.log(left) + cut + rng.gumbel(size=left.size)
     for i in np.flatnonzero(lump > best):
-        far_left = np.setdiff1d(far, far_taken[i])
+        far_left = [f for f in far.tolist() if f not in far_taken[i]]
         near_left = near[~taken[i]]
         while True:
-            proposal = int(rng.choice(far_left))
+            proposal = far_left[int(rng.integers(len(far_left)))]
             if rng.random() < math.exp(log_weights[proposal] - cut):
                 yield i, proposal
                 break
-            weights = np.append(log_weights[near_left], math.log(far_left.size) + cut)
+            weights = np.append(log_weights[near_left], math.log(len(far_left)) + cut)
             k = int(np.argmax(weights + rng.gumbel(size=weights.size)))
             if k < near_left.size:
                 yield i, int(near_left[k])
