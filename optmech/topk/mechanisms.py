@@ -52,6 +52,7 @@ sensitivity=1.0, monotonic=False)``); equal arguments give equal, equally hashed
 
 from __future__ import annotations
 
+import functools
 import math
 from abc import ABC, abstractmethod
 
@@ -325,6 +326,13 @@ class PeelingPF(_Peeling):
 
 # --- joint mechanisms ------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=1)
+def _joint_classes(scores: bytes, top: int) -> samplers.JointClasses:
+    """The joint classes of the last score vector sampled (they do not depend on epsilon,
+    so a sweep over epsilon sets them up once: 0.7 s and 140 MB at n = 17770, T = 195)."""
+    return samplers.joint_classes(np.frombuffer(scores), top)
+
+
 class _Joint(TopKMechanism):
     """Selection over all ordered T-tuples with the joint utility ``u``."""
 
@@ -356,7 +364,7 @@ class _Joint(TopKMechanism):
         return weights / weights.sum(axis=1, keepdims=True)
 
     def _draw(self, scores, count, rng):
-        return samplers.sample_joint(samplers.joint_classes(scores, self.top), self.exponent,
+        return samplers.sample_joint(_joint_classes(scores.tobytes(), self.top), self.exponent,
                                      count, rng, self._race)
 
     def _joint_statement(self, selection: str, over: str) -> str:
