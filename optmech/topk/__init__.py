@@ -13,12 +13,16 @@ via Canonical Lipschitz Mechanism*, arXiv:2201.13376).
 
 The path of a computation: a score vector and a mechanism (its privacy calibrated for the
 neighbouring relation asked for) give the exact probability of every output, enumerated,
-or samples beyond enumeration; the error measures turn either into expected errors.
+or samples beyond enumeration; the error measures turn either into expected errors.  On the
+bounded 2Δ-lattice of the permute-and-flip paper's optimal-mechanism LP, the LP for T
+outputs (:mod:`lp_models.topk`) gives the certified optimal mechanism, and the exact
+errors of a mechanism on every class of score vectors, summed over the lattice, give its
+optimality ratio against it.
 
 =================================  ==========================================================
 module                             what it implements
 =================================  ==========================================================
-:mod:`~.outcomes`                  the ordered T-tuples (and T-sets) enumerated in
+:mod:`~.enumeration`               the ordered T-tuples (and T-sets) enumerated in
                                    ``itertools`` order; the enumeration limit
 :mod:`~.utilities`                 joint utility, canonical loss, the error measures l1,
                                    l_inf and k-relative of every output
@@ -41,7 +45,7 @@ module                             what it implements
 from optmech._lazy import lazy_exports as _lazy_exports
 
 __all__, __getattr__, __dir__ = _lazy_exports(__name__, {
-    "optmech.topk.outcomes": ("MAX_OUTCOMES", "outcome_count", "outcomes"),
+    "optmech.topk.enumeration": ("MAX_OUTCOMES", "outcome_count", "outcomes"),
     "optmech.topk.utilities": ("MEASURES",),
     "optmech.topk.mechanisms": (
         "CanonicalLipschitz", "GumbelTopK", "JointEM", "JointPF", "PeelingEM", "PeelingPF",

@@ -1,6 +1,6 @@
 """Monte Carlo estimates of a top-T mechanism's expected error, with a confidence interval.
 
-Beyond the sizes an exact pmf enumerates (:data:`~optmech.topk.outcomes.MAX_OUTCOMES`), the
+Beyond the sizes an exact pmf enumerates (:data:`~optmech.topk.enumeration.MAX_OUTCOMES`), the
 expected error of a mechanism is estimated from its own sampler: the mean of the error
 measure over ``draws`` independent outputs, its standard error ``s / sqrt(draws)`` (``s``
 the sample standard deviation) and the normal-approximation interval

@@ -4,12 +4,12 @@ A mechanism is built once with its privacy parameters (``epsilon`` is the budget
 whole T-tuple) and applied to score vectors (utilities, higher is better):
 
 * ``pmf(scores)``: the exact probability of every ordered output, aligned with
-  :func:`~optmech.topk.outcomes.outcomes` ``(n, T)``; a 2-D ``scores`` (one vector per row)
+  :func:`~optmech.topk.enumeration.outcomes` ``(n, T)``; a 2-D ``scores`` (one vector per row)
   gives one row of probabilities per vector; ``logpmf`` its logarithm (finite where a
   probability underflows); ``subset_pmf`` the probability of every set, aligned with
   ``outcomes(n, T, ordered=False)``.  Exact by enumeration, refused beyond
-  :data:`~optmech.topk.outcomes.MAX_OUTCOMES` outcomes or the memory budget
-  (:func:`~optmech.topk.outcomes.require_enumeration`);
+  :data:`~optmech.topk.enumeration.MAX_OUTCOMES` outcomes or the memory budget
+  (:func:`~optmech.topk.enumeration.require_enumeration`);
 * ``expected_error(scores, measure)``: the exact expectation of an error measure of
   :mod:`optmech.topk.utilities` (``"l1"``, ``"l_inf"``, ``"k_relative"``);
   ``estimate_error`` a Monte Carlo estimate with its confidence interval for sizes beyond
@@ -52,6 +52,7 @@ sensitivity=1.0, monotonic=False)``); equal arguments give equal, equally hashed
 
 from __future__ import annotations
 
+import functools
 import math
 from abc import ABC, abstractmethod
 
@@ -63,7 +64,7 @@ from optmech.selection.parametrised import Parametrised, check_random_state, giv
 from optmech.selection.pf_probabilities import pf_probability_rows
 from optmech.selection.samplers import sample_shape
 from optmech.topk import samplers
-from optmech.topk.outcomes import outcomes, require_enumeration
+from optmech.topk.enumeration import outcomes, require_enumeration
 from optmech.topk.utilities import (
     canonical_loss_rows,
     check_measure,
@@ -325,6 +326,13 @@ class PeelingPF(_Peeling):
 
 # --- joint mechanisms ------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=1)
+def _joint_classes(scores: bytes, top: int) -> samplers.JointClasses:
+    """The joint classes of the last score vector sampled (they do not depend on epsilon,
+    so a sweep over epsilon sets them up once: 0.7 s and 140 MB at n = 17770, T = 195)."""
+    return samplers.joint_classes(np.frombuffer(scores), top)
+
+
 class _Joint(TopKMechanism):
     """Selection over all ordered T-tuples with the joint utility ``u``."""
 
@@ -356,7 +364,7 @@ class _Joint(TopKMechanism):
         return weights / weights.sum(axis=1, keepdims=True)
 
     def _draw(self, scores, count, rng):
-        return samplers.sample_joint(samplers.joint_classes(scores, self.top), self.exponent,
+        return samplers.sample_joint(_joint_classes(scores.tobytes(), self.top), self.exponent,
                                      count, rng, self._race)
 
     def _joint_statement(self, selection: str, over: str) -> str:

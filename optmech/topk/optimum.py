@@ -147,7 +147,7 @@ class TopKOptimum(Displayed):
         ordered)``.  Scores must lie on the 2Δ-lattice (Δ = 1)
         within depth ``k`` up to a common shift; anything else raises
         :class:`InvalidArgumentError`."""
-        from optmech.topk.outcomes import outcomes
+        from optmech.topk import outcomes
 
         q = np.asarray(scores, dtype=float)
         rows = np.atleast_2d(q)

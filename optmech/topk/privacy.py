@@ -23,7 +23,7 @@ import numpy as np
 
 from optmech.resources import require_memory
 from optmech.selection.privacy import PrivacyCheck
-from optmech.topk.outcomes import require_enumeration
+from optmech.topk.enumeration import require_enumeration
 from optmech.validation import InvalidArgumentError, check_integer
 
 __all__ = ["grid_privacy_loss"]

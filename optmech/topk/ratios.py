@@ -80,7 +80,7 @@ def mechanism_point(mechanism, optimum: TopKOptimum) -> np.ndarray:
     """``(V,)``: the mechanism's probability of one output of each orbit of the optimum's LP,
     averaged over the orbit (exact for a symmetric mechanism), from its ``pmf`` over
     ``outcomes(n, top)`` on every class representative in one batch."""
-    from optmech.topk.outcomes import outcomes
+    from optmech.topk import outcomes
 
     orbits = optimum.orbits
     scores = orbits.classes.scores(np.arange(orbits.classes.num_classes))

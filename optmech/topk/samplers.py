@@ -66,12 +66,13 @@ def _descending(scores: np.ndarray) -> np.ndarray:
 # --- peeling ---------------------------------------------------------------------------
 
 def sample_peeling(log_weights: np.ndarray, top: int, count: int, rng: np.random.Generator,
-                   race: str) -> np.ndarray:
+                   race: str, far_below: float = FAR) -> np.ndarray:
     """``count`` draws of T rounds of the exponential mechanism (``race="em"``) or
     permute-and-flip (``race="pf"``) with log weights ``z`` (a candidate taken in one round
-    leaves the race)."""
+    leaves the race).  ``far_below`` (> 0) sets the far candidates, at least that far below
+    the T-th largest log weight; any value gives the same distribution."""
     n = log_weights.size
-    cut = np.partition(log_weights, n - top)[n - top] - FAR
+    cut = np.partition(log_weights, n - top)[n - top] - far_below
     near = np.flatnonzero(log_weights > cut)
     far = np.flatnonzero(log_weights <= cut)
     noise = rng.gumbel if race == "em" else rng.standard_exponential
@@ -86,8 +87,8 @@ def sample_peeling(log_weights: np.ndarray, top: int, count: int, rng: np.random
             pick = values.argmax(axis=1)
             best = values[np.arange(size), pick]
             chosen = near[pick]
-            for i, winner in _far_winners(race, log_weights, near, far, cut, taken, far_taken,
-                                          best, rng):
+            for i, winner in _far_winners(race, log_weights, near, far, cut, far_below, taken,
+                                          far_taken, best, rng):
                 chosen[i] = winner
             is_near = log_weights[chosen] > cut
             taken[np.flatnonzero(is_near), np.searchsorted(near, chosen[is_near])] = True
@@ -97,34 +98,38 @@ def sample_peeling(log_weights: np.ndarray, top: int, count: int, rng: np.random
     return out
 
 
-def _far_winners(race, log_weights, near, far, cut, taken, far_taken, best, rng):
+def _far_winners(race, log_weights, near, far, cut, far_below, taken, far_taken, best, rng):
     """``(row, winner)`` for the rows of a block whose round a far candidate may win (rare:
-    about ``F e^{-40}`` per round), each drawn exactly from the round's own race."""
+    about ``F e^{-far_below}`` per round), each drawn exactly from the round's own race
+    (plain Python on the few far candidates)."""
     if not far.size:
         return
     left = far.size - np.array([len(f) for f in far_taken])
     if race == "pf":
-        # far candidates with noise above FAR (memoryless: FAR + Exp(1)) against the best
-        lucky = rng.binomial(left, math.exp(-FAR))
+        # far candidates with noise above far_below (memoryless: far_below + Exp(1)), against
+        # the best near value, which is at least the T-th largest log weight
+        lucky = rng.binomial(left, math.exp(-far_below))
         for i in np.flatnonzero(lucky):
-            ids = rng.choice(np.setdiff1d(far, far_taken[i]), lucky[i], replace=False)
-            values = log_weights[ids] + FAR + rng.standard_exponential(ids.size)
-            if values.max() > best[i]:
-                yield i, int(ids[np.argmax(values)])
+            far_left = [f for f in far.tolist() if f not in far_taken[i]]
+            picked = rng.choice(len(far_left), lucky[i], replace=False)
+            value, winner = max((log_weights[far_left[k]] + far_below
+                                 + rng.standard_exponential(), far_left[k]) for k in picked)
+            if value > best[i]:
+                yield i, winner
         return
     # EM: the far candidates race as one competitor of weight F e^cut; when it wins, a
     # uniform far proposal is accepted with probability e^(z - cut), else the round restarts
     with np.errstate(divide="ignore"):
         lump = np.log(left) + cut + rng.gumbel(size=left.size)
     for i in np.flatnonzero(lump > best):
-        far_left = np.setdiff1d(far, far_taken[i])
+        far_left = [f for f in far.tolist() if f not in far_taken[i]]
         near_left = near[~taken[i]]
         while True:
-            proposal = int(rng.choice(far_left))
+            proposal = far_left[int(rng.integers(len(far_left)))]
             if rng.random() < math.exp(log_weights[proposal] - cut):
                 yield i, proposal
                 break
-            weights = np.append(log_weights[near_left], math.log(far_left.size) + cut)
+            weights = np.append(log_weights[near_left], math.log(len(far_left)) + cut)
             k = int(np.argmax(weights + rng.gumbel(size=weights.size)))
             if k < near_left.size:
                 yield i, int(near_left[k])

@@ -272,6 +272,21 @@ def specs(tmp: str) -> dict:
             "--size": (names("1", "5", "100"), st.one_of(HUGE_INTS, GARBAGE, ANY_INT), False),
             "--seed": (names("0", "1", "42", "18446744073709551615"), SEEDS, False),
             "--json": (FLAG, NO_VALUE, False)}),
+        "topk": (["topk"], {
+            "": (names("pmf", "error", "sample"), names("lp-bogus", ""), True),
+            "--mechanism": (names("peel-em", "peel-pf", "gumbel", "joint-em", "joint-pf",
+                                  "canonical-lipschitz", "peel_em"), names("joint", ""), True),
+            "--scores": (SCORE_LIST, FLOAT_LIST, True),
+            "--top": (names("1", "2", "3"), st.one_of(HUGE_INTS, ANY_INT), True),
+            "--eps": (EPS, ANY_FLOAT, True),
+            "--sensitivity": (st.sampled_from(["1", "0.5", "3", "1e-6", "1e6"]), ANY_FLOAT,
+                              False),
+            "--monotonic": (FLAG, NO_VALUE, False),
+            "--method": (names("auto", "exact", "monte-carlo"), names("mc", ""), False),
+            "--draws": (names("2", "50", "1000"), st.one_of(HUGE_INTS, ANY_INT), False),
+            "--size": (names("1", "5", "100"), st.one_of(HUGE_INTS, GARBAGE, ANY_INT), False),
+            "--seed": (names("0", "1", "42", "18446744073709551615"), SEEDS, False),
+            "--json": (FLAG, NO_VALUE, False)}),
         # --starts sets the work: a few starts at most in a valid run, huge ones refused
         "select-search": (["select", "em-pf-search"], {
             "--n": (names("2", "3", "2,4"), st.one_of(ANY_INT, names("201", "2,,3")), True),

@@ -74,7 +74,7 @@ def test_table_names_the_mechanisms_outside_the_regular_class(capsys):
     ["--n", "4", "--k", "2", "--top", "2", "--eps", "1", "--mechanisms", "peel-em,xx"],
     ["--n", "4", "--k", "2", "--top", "2", "--eps", "1", "--objective", "l2"],
     ["--n", "40", "--k", "40", "--top", "3", "--eps", "1"],
-    ["--n", "7", "--k", "9", "--top", "3", "--eps", "1", "--max-work", "60s"],
+    ["--n", "6", "--k", "6", "--top", "2", "--eps", "1", "--max-work", "60s"],
 ])
 def test_bad_input_is_one_line_exit_2(capsys, argv):
     code, out, err = run_cli_error(capsys, "topk", "lp", *argv)
@@ -86,6 +86,6 @@ def test_refusals_name_the_option(capsys):
     _, _, err = run_cli_error(capsys, "topk", "lp", "--n", "4", "--k", "2", "--top", "5",
                               "--eps", "1")
     assert "--top must be an integer in [1, n - 1] = [1, 3]; got 5" in err
-    _, _, err = run_cli_error(capsys, "topk", "lp", "--n", "7", "--k", "9", "--top", "3",
+    _, _, err = run_cli_error(capsys, "topk", "lp", "--n", "6", "--k", "6", "--top", "2",
                               "--eps", "1", "--max-work", "60s")
     assert "--n, --k, --top" in err and "CPU time" in err
