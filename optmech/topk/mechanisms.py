@@ -53,13 +53,17 @@ sensitivity=1.0, monotonic=False)``); equal arguments give equal, equally hashed
 from __future__ import annotations
 
 import functools
-import math
 from abc import ABC, abstractmethod
 
 import numpy as np
 
 from optmech.resources import require_memory
-from optmech.selection.mechanisms import ExponentialMechanism, PermuteAndFlip, PrivacyGuarantee
+from optmech.selection.mechanisms import (
+    ExponentialMechanism,
+    PermuteAndFlip,
+    PrivacyGuarantee,
+    set_privacy_parameters,
+)
 from optmech.selection.parametrised import Parametrised, check_random_state, given
 from optmech.selection.pf_probabilities import pf_probability_rows
 from optmech.selection.samplers import sample_shape
@@ -76,7 +80,6 @@ from optmech.validation import (
     InvalidArgumentError,
     check_choice,
     check_integer,
-    check_positive,
     check_rng,
 )
 
@@ -107,17 +110,8 @@ class TopKMechanism(Parametrised, ABC):
 
     def __init__(self, epsilon: float, top: int, sensitivity: float = 1.0,
                  monotonic: bool = False):
-        self.epsilon = check_positive(epsilon, "epsilon")
         self.top = check_integer(top, "top", minimum=1)
-        self.sensitivity = check_positive(sensitivity, "sensitivity")
-        if not isinstance(monotonic, (bool, np.bool_)):
-            raise InvalidArgumentError("monotonic", monotonic, "True or False")
-        self.monotonic = bool(monotonic)
-        if not (math.isfinite(self.exponent) and self.exponent > 0):
-            raise InvalidArgumentError("sensitivity", sensitivity,
-                                       "such that the exponent epsilon / (c sensitivity) is a "
-                                       f"positive finite double (epsilon = {self.epsilon!r}, "
-                                       f"top = {self.top})")
+        set_privacy_parameters(self, epsilon, sensitivity, monotonic)
         self._given = (given(epsilon), given(sensitivity))
 
     def _parameters(self) -> dict:
@@ -223,6 +217,7 @@ class _Peeling(TopKMechanism):
 
     _round_class: type = ExponentialMechanism
     _race = "em"
+    _rounds = "the exponential mechanism (McSherry-Talwar 2007)"
 
     @property
     def round(self):
@@ -255,12 +250,14 @@ class _Peeling(TopKMechanism):
         return samplers.sample_peeling(self.exponent * (scores - scores.max()), self.top,
                                        count, rng, self._race)
 
-    def _peeling_statement(self, rounds: str) -> str:
+    @property
+    def privacy(self) -> PrivacyGuarantee:
         kind = "epsilon/T each" if self.top > 1 else "epsilon"
-        return (f"{self._relation()}: {self.top} round(s) of {rounds} at {kind} (exponent "
-                f"{self.exponent:.6g} = epsilon/({'' if self.monotonic else '2'}TΔ); one round "
-                f"is epsilon/T-DP on the candidates left, which move under the same relation), "
-                f"{_COMPOSITION}")
+        return PrivacyGuarantee(self.epsilon, 0.0, (
+            f"{self._relation()}: {self.top} round(s) of {self._rounds} at {kind} (exponent "
+            f"{self.exponent:.6g} = epsilon/({'' if self.monotonic else '2'}TΔ); one round is "
+            f"epsilon/T-DP on the candidates left, which move under the same relation), "
+            f"{_COMPOSITION}"))
 
 
 class PeelingEM(_Peeling):
@@ -273,11 +270,6 @@ class PeelingEM(_Peeling):
     """
 
     name = "peel-em"
-
-    @property
-    def privacy(self) -> PrivacyGuarantee:
-        return PrivacyGuarantee(self.epsilon, 0.0, self._peeling_statement(
-            "the exponential mechanism (McSherry-Talwar 2007)"))
 
 
 class GumbelTopK(PeelingEM):
@@ -292,12 +284,8 @@ class GumbelTopK(PeelingEM):
     """
 
     name = "gumbel"
-
-    @property
-    def privacy(self) -> PrivacyGuarantee:
-        return PrivacyGuarantee(self.epsilon, 0.0, self._peeling_statement(
-            "the exponential mechanism (McSherry-Talwar 2007), the distribution of one-shot "
-            "Gumbel top-T (Durfee-Rogers 2019, arXiv:1905.04273)"))
+    _rounds = ("the exponential mechanism (McSherry-Talwar 2007), the distribution of "
+               "one-shot Gumbel top-T (Durfee-Rogers 2019, arXiv:1905.04273)")
 
     def _draw(self, scores, count, rng):
         return samplers.sample_one_shot_gumbel(self.exponent * (scores - scores.max()),
@@ -317,11 +305,7 @@ class PeelingPF(_Peeling):
     name = "peel-pf"
     _round_class = PermuteAndFlip
     _race = "pf"
-
-    @property
-    def privacy(self) -> PrivacyGuarantee:
-        return PrivacyGuarantee(self.epsilon, 0.0, self._peeling_statement(
-            "permute-and-flip (McKenna-Sheldon 2020, Theorem 1)"))
+    _rounds = "permute-and-flip (McKenna-Sheldon 2020, Theorem 1)"
 
 
 # --- joint mechanisms ------------------------------------------------------------------
@@ -337,6 +321,8 @@ class _Joint(TopKMechanism):
     """Selection over all ordered T-tuples with the joint utility ``u``."""
 
     _race = "em"
+    _selection = "the exponential mechanism (McSherry-Talwar 2007)"
+    _over = _JOINT_UTILITY + " (Gillenwater et al. 2022, arXiv:2201.12333)"
 
     @property
     def utility_sensitivity(self) -> float:
@@ -367,16 +353,18 @@ class _Joint(TopKMechanism):
         return samplers.sample_joint(_joint_classes(scores.tobytes(), self.top), self.exponent,
                                      count, rng, self._race)
 
-    def _joint_statement(self, selection: str, over: str) -> str:
+    @property
+    def privacy(self) -> PrivacyGuarantee:
         if self.top == 1:
             calibration = ("T = 1: the utility is minus the gap to the best score, whose "
-                           f"common part cancels, so this is {selection.split(' (')[0]} "
+                           f"common part cancels, so this is {self._selection.split(' (')[0]} "
                            f"itself, exponent {self.exponent:.6g}")
         else:
             calibration = (f"the utility moves by at most {self.utility_sensitivity:g} "
                            f"({'Δ' if self.monotonic else '2Δ'}), exponent "
                            f"{self.exponent:.6g} = epsilon/(2 x {self.utility_sensitivity:g})")
-        return f"{self._relation()}: {selection} {over}; {calibration}"
+        return PrivacyGuarantee(self.epsilon, 0.0, f"{self._relation()}: {self._selection} "
+                                                   f"{self._over}; {calibration}")
 
 
 class JointEM(_Joint):
@@ -392,12 +380,6 @@ class JointEM(_Joint):
     """
 
     name = "joint-em"
-
-    @property
-    def privacy(self) -> PrivacyGuarantee:
-        return PrivacyGuarantee(self.epsilon, 0.0, self._joint_statement(
-            "the exponential mechanism (McSherry-Talwar 2007)", _JOINT_UTILITY
-            + " (Gillenwater et al. 2022, arXiv:2201.12333)"))
 
 
 class JointPF(_Joint):
@@ -416,12 +398,8 @@ class JointPF(_Joint):
 
     name = "joint-pf"
     _race = "pf"
-
-    @property
-    def privacy(self) -> PrivacyGuarantee:
-        return PrivacyGuarantee(self.epsilon, 0.0, self._joint_statement(
-            "permute-and-flip (McKenna-Sheldon 2020, Theorem 1)", _JOINT_UTILITY
-            + " (google-research dp_topk/joint.py, pnf_joint)"))
+    _selection = "permute-and-flip (McKenna-Sheldon 2020, Theorem 1)"
+    _over = _JOINT_UTILITY + " (google-research dp_topk/joint.py, pnf_joint)"
 
 
 # --- canonical Lipschitz ---------------------------------------------------------------
@@ -443,14 +421,9 @@ class CanonicalLipschitz(_Joint):
 
     name = "canonical-lipschitz"
     ordered = False
-
-    @property
-    def privacy(self) -> PrivacyGuarantee:
-        return PrivacyGuarantee(self.epsilon, 0.0, self._joint_statement(
-            "the exponential mechanism (McSherry-Talwar 2007)",
-            "over sets of T candidates with utility minus the canonical loss "
-            "max(0, max_(j not in S) q_j - min_(i in S) q_i) (Shekelyan-Loukides 2022, "
-            "arXiv:2201.13376)"))
+    _over = ("over sets of T candidates with utility minus the canonical loss "
+             "max(0, max_(j not in S) q_j - min_(i in S) q_i) (Shekelyan-Loukides 2022, "
+             "arXiv:2201.13376)")
 
     def _log_weight_rows(self, rows):
         return -self.exponent * canonical_loss_rows(rows, outcomes(rows.shape[1], self.top))
