@@ -63,8 +63,8 @@ probabilities span ``e^{-eps k}``: HiGHS's absolute tolerances become relative o
 (measured at n = 5, k = 4, eps = 5, T = 1, against the lattice LP's certified optimum: in
 probabilities HiGHS's point was 9.5e-7 below it with the default tolerances and 1.2e-9 with
 tolerances of 1e-10, within those tolerances on the deepest probabilities; in these units
-2.9e-8 and, refined and certified by :func:`optmech.topk.solve_topk`, 2e-16).  ``metadata["log_scale"]`` holds ``-eps d`` (None for
-probabilities).
+2.9e-8 and, refined and certified by :func:`optmech.topk.solve_topk`, 2e-16).
+``metadata["log_scale"]`` holds ``-eps d`` (None for probabilities).
 """
 
 from __future__ import annotations

@@ -169,9 +169,8 @@ class TopKOrbits:
     @cached_property
     def item_levels(self) -> np.ndarray:
         """``(C, n)``: the level of every item of each class representative (sorted)."""
-        c = self.classes
-        levels = np.tile(np.arange(c.k + 1), c.num_classes)
-        return np.repeat(levels, c.counts.ravel()).reshape(c.num_classes, c.n)
+        c = self.classes                           # scores -2 Δ level, with Δ = 1/2
+        return np.rint(-c.scores(np.arange(c.num_classes), 0.5)).astype(np.int64)
 
     def outcome_variables(self, outcomes: np.ndarray, classes=None) -> np.ndarray:
         """``(len(classes), M)``: the variable of every outcome (a row of ``outcomes``, an

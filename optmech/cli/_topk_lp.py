@@ -16,6 +16,7 @@ from optmech.cli._common import (
     output_file,
     positive_float,
 )
+from optmech.cli.lattice import at_least
 from optmech.tables import text_table
 from optmech.unbounded import unbounded_if_infinite
 
@@ -30,19 +31,6 @@ METHODS = ("auto", "simplex", "ipm")
 EXAMPLE = "example: optmech topk lp --n 4 --k 3 --top 2 --eps 0.5,1,2 --plot ratios.png"
 
 
-def _at_least(minimum: int):
-    """argparse type: an integer >= ``minimum``."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {text}")
-        return value
-    return parse
-
-
 def add_lp_action(actions) -> None:
     """Register ``lp`` among the ``topk`` actions."""
     lp = actions.add_parser(
@@ -54,10 +42,10 @@ def add_lp_action(actions) -> None:
                     "each top-k mechanism calibrated for the general relation.  With --top "
                     "1 it is 'lattice solve'.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    lp.add_argument("--n", required=True, type=_at_least(2), help="number of items (>= 2)")
-    lp.add_argument("--k", required=True, type=_at_least(1),
+    lp.add_argument("--n", required=True, type=at_least(2), help="number of items (>= 2)")
+    lp.add_argument("--k", required=True, type=at_least(1),
                     help="depth of the lattice (scores 0, -2, ..., -2k; >= 1)")
-    lp.add_argument("--top", required=True, type=_at_least(1),
+    lp.add_argument("--top", required=True, type=at_least(1),
                     help="number T of items returned (1 <= T <= n - 1)")
     lp.add_argument("--eps", required=True, type=float_range,
                     help="epsilon of the whole output: one number, a comma list or "
@@ -93,7 +81,8 @@ def _point(optimum, ratios) -> dict:
             "max_violation": optimum.max_violation, "cpu_seconds": optimum.cpu_seconds,
             "ratios": {r.mechanism: r.ratio for r in ratios},
             "mechanism_errors": {r.mechanism: r.total_error for r in ratios},
-            "lattice_epsilon": {r.mechanism: unbounded_if_infinite(r.lattice_epsilon) for r in ratios},
+            "lattice_epsilon": {r.mechanism: unbounded_if_infinite(r.lattice_epsilon)
+                                for r in ratios},
             "feasible": {r.mechanism: r.feasible for r in ratios}}
 
 

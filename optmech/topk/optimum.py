@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lp_models.display import Displayed
+from lp_models.lattice import monotonicity_pairs
 from lp_models.program import LinearProgram, SolverError, dual_objective, solve
 from lp_models.topk import CONSTRAINTS, ERRORS, TopKOrbits, orbit_count, topk_lp, topk_orbits
-from lp_models.lattice import monotonicity_pairs
 from lp_models.topk.model import prefix_marginals, privacy_row_bound
 from optmech.resources import require_memory, require_work
 from optmech.validation import (
@@ -316,10 +316,11 @@ def solve_topk(n: int, k: int, epsilon: float, top: int, *, ordered: bool = True
     ``ordered``: ordered tuples (True) or subsets.  ``constraints``: ``"regular"`` (the
     top-k form of the paper's regularity: for ``top = 1`` the optimum of
     :func:`optmech.lattice.solve_lattice`) or ``"private"`` (every symmetric ε-DP mechanism;
-    a lower bound for every shift-invariant ε-DP mechanism).  ``objective``: ``"l1"`` (``"l_1"`` too),
-    ``"l_inf"`` or ``"k_relative"``.  ``method``: ``"auto"`` (HiGHS interior point with
-    crossover), ``"ipm"`` or ``"simplex"``.  Raises :class:`SolverError` when HiGHS stops
-    short of optimality or the certified gap exceeds ``gap_tolerance``.
+    a lower bound for every shift-invariant ε-DP mechanism).  ``objective``: ``"l1"``
+    (``"l_1"`` too), ``"l_inf"`` or ``"k_relative"``.  ``method``: ``"auto"`` (HiGHS
+    interior point with crossover), ``"ipm"`` or ``"simplex"``.  Raises
+    :class:`SolverError` when HiGHS stops short of optimality or the certified gap exceeds
+    ``gap_tolerance``.
     """
     started = time.process_time()
     n, k, top, ordered = check_topk(n, k, top, ordered, constraints)

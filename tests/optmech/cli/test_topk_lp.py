@@ -6,8 +6,8 @@ import json
 import pytest
 
 from optmech.topk import solve_topk, topk_ratios
-from tests.cli_helpers import run_cli_error, without_status
 from tests.cli_helpers import run_cli as run
+from tests.cli_helpers import run_cli_error, without_status
 
 KEYS = {"total_error", "status", "variables", "ratios"}
 
