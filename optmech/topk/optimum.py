@@ -8,7 +8,9 @@ its module docstring states every row and each reduction with its proof).
 1. HiGHS solves the LP in the units ``z = x / e^{-eps d}`` (every privacy coefficient in
    ``[e^{-2 eps}, 1]``) with primal and dual feasibility tolerances of 1e-10, by default
    with its interior point and crossover (``method="auto"``: measured 5 to 7 times faster
-   than its dual simplex at n = 6, k = 4, T = 2, 16 s against 2.4 s, the same vertex).
+   than its dual simplex at n = 6, k = 4, T = 2, 16 s against 2.4 s, the same vertex), and
+   with its dual simplex when that fails to certify (steps 2 to 4; at ``eps k`` from 15 to
+   20 the simplex certified sizes where the interior point's multipliers did not).
 2. If the point violates a row by more than 1e-13, one round of iterative refinement: the
    same LP with every bound shifted by the point's activity and scaled by 1e4 is solved
    again, and its solution, scaled back, corrects the point (at eps = 0.01, n = 5, T = 1,
@@ -59,8 +61,10 @@ __all__ = ["GAP_TOLERANCE", "METHODS", "TopKOptimum", "check_epsilon", "check_to
 METHODS = ("auto", "simplex", "ipm")
 GAP_TOLERANCE = 1e-7
 MIN_EPSILON = 1e-6
-# eps k beyond this: the deepest probabilities e^{-eps k} and their units leave the doubles.
-MAX_EPSILON_DEPTH = 700.0
+# eps k beyond this: the deepest probabilities e^{-eps k} fall below HiGHS's tolerances and
+# its smallest matrix entry (1e-9), and the certificate is lost (measured on n <= 5, T <= 3:
+# certified everywhere up to eps k = 15, at 20 all but the T = 3 sizes, at 25 none).
+MAX_EPSILON_DEPTH = 20.0
 _TOLERANCES = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 _REFINE_ABOVE = 1e-13
 _REFINE_SCALE = 1e4
@@ -188,8 +192,8 @@ def check_epsilon(epsilon, k: int) -> float:
     epsilon = check_positive(epsilon, "epsilon")
     if not (MIN_EPSILON <= epsilon and epsilon * k <= MAX_EPSILON_DEPTH):
         raise InvalidArgumentError("epsilon", epsilon, f"a number in [{MIN_EPSILON:g}, "
-                                   f"{MAX_EPSILON_DEPTH:g} / k] (beyond, e^-(epsilon k) "
-                                   "leaves the doubles)")
+                                   f"{MAX_EPSILON_DEPTH:g} / k] (beyond, the probabilities "
+                                   "e^-(epsilon k) fall below the solver's tolerances)")
     return float(epsilon)
 
 
@@ -330,21 +334,45 @@ def solve_topk(n: int, k: int, epsilon: float, top: int, *, ordered: bool = True
     gap_tolerance = check_positive(gap_tolerance, "gap_tolerance")
     if time_limit is not None:
         time_limit = check_positive(time_limit, "time_limit")
-    solver = "ipm" if method == "auto" else method
     size = topk_lp_size(n, k, top, ordered, constraints)
     _require_budgets(n, k, top, size)
     orbits = _orbit_table(n, k, top, ordered)
     lp = topk_lp(n, k, epsilon, top, ordered=ordered, constraints=constraints,
                  objective=objective, scaled=True, orbits=orbits)
-    size = (lp.num_cols, lp.num_rows, lp.num_nonzeros)
+    unit = np.exp(lp.metadata["log_scale"])
+    anchor = _anchor(orbits, epsilon) / unit
+    attempts = ("ipm", "simplex") if method == "auto" else (method,)
+    for attempt, solver in enumerate(attempts):
+        try:
+            z, primal, bound, gap, status, refined = _certified(lp, solver, anchor,
+                                                                time_limit, gap_tolerance)
+            break
+        except SolverError as error:
+            if attempt == len(attempts) - 1 or error.status.startswith("Time limit"):
+                raise
+    return TopKOptimum(
+        n=n, k=k, epsilon=epsilon, top=top, ordered=ordered, constraint_set=constraints,
+        objective=objective, probabilities=z * unit,
+        total_error=lp.objective_in_units(primal), lower_bound=lp.objective_in_units(bound),
+        gap=gap, status=status, method=solver, refined=refined,
+        num_variables=lp.num_cols, num_constraints=lp.num_rows,
+        num_nonzeros=lp.num_nonzeros, max_violation=lp.max_violation(z),
+        cpu_seconds=time.process_time() - started, orbits=orbits, lp=lp)
+
+
+def _certified(lp: LinearProgram, solver: str, anchor: np.ndarray, time_limit,
+               gap_tolerance: float):
+    """One HiGHS solve of ``lp`` with ``solver``, refined where its point is loose, repaired
+    with ``anchor`` and certified (module docstring, steps 1 to 4): ``(point, value, bound,
+    gap, status, refined)`` in the LP's units, or :class:`SolverError`."""
     solution = solve(lp, solver, time_limit=time_limit, options=_TOLERANCES)
     z, solutions = solution.x, [solution]
     refined = lp.max_violation(z) > _REFINE_ABOVE
     if refined:
         z, correction = _refine(lp, z, solver, time_limit)
         solutions.append(correction)
-    unit = np.exp(lp.metadata["log_scale"])
-    z = _repair(lp, z, _anchor(orbits, epsilon) / unit, size)
+    size = (lp.num_cols, lp.num_rows, lp.num_nonzeros)
+    z = _repair(lp, z, anchor, size)
     primal = lp.objective_value(z)
     bound = max(_lower_bound(lp, s.row_duals) for s in solutions)
     gap = abs(primal - bound) / abs(primal) if primal else abs(bound)
@@ -352,14 +380,7 @@ def solve_topk(n: int, k: int, epsilon: float, top: int, *, ordered: bool = True
         raise SolverError(f"certified gap {gap:.3g} exceeds {gap_tolerance:g}",
                           status=f"{solution.status} but not certified", num_rows=size[1],
                           num_cols=size[0], num_nonzeros=size[2], method=solver)
-    return TopKOptimum(
-        n=n, k=k, epsilon=epsilon, top=top, ordered=ordered, constraint_set=constraints,
-        objective=objective, probabilities=z * unit,
-        total_error=lp.objective_in_units(primal), lower_bound=lp.objective_in_units(bound),
-        gap=gap, status=solution.status, method=solver, refined=refined,
-        num_variables=size[0], num_constraints=size[1], num_nonzeros=size[2],
-        max_violation=lp.max_violation(z), cpu_seconds=time.process_time() - started,
-        orbits=orbits, lp=lp)
+    return z, primal, bound, gap, solution.status, refined
 
 
 def _lower_bound(lp: LinearProgram, row_duals: np.ndarray) -> float:

@@ -70,7 +70,7 @@ def test_table_names_the_mechanisms_outside_the_regular_class(capsys):
     ["--n", "4", "--k", "0", "--top", "2", "--eps", "1"],
     ["--n", "4", "--k", "2", "--top", "2", "--eps", "-1"],
     ["--n", "4", "--k", "2", "--top", "2", "--eps", "0.5,0"],
-    ["--n", "4", "--k", "2", "--top", "2", "--eps", "400"],
+    ["--n", "4", "--k", "2", "--top", "2", "--eps", "10.5"],
     ["--n", "4", "--k", "2", "--top", "2", "--eps", "1", "--mechanisms", "peel-em,xx"],
     ["--n", "4", "--k", "2", "--top", "2", "--eps", "1", "--objective", "l2"],
     ["--n", "40", "--k", "40", "--top", "3", "--eps", "1"],
@@ -89,3 +89,15 @@ def test_refusals_name_the_option(capsys):
     _, _, err = run_cli_error(capsys, "topk", "lp", "--n", "6", "--k", "6", "--top", "2",
                               "--eps", "1", "--max-work", "60s")
     assert "--n, --k, --top" in err and "CPU time" in err
+
+
+def test_an_uncertified_optimum_is_one_line_exit_1(capsys, monkeypatch):
+    import optmech.topk.optimum as module
+
+    monkeypatch.setattr(module, "_lower_bound", lambda lp, duals: -1.0)
+    code, out, err = run(capsys, "topk", "lp", "--n", "3", "--k", "1", "--top", "2", "--eps",
+                         "0.5", "--json")
+    assert code == 1 and out == ""
+    assert without_status(err) == [next(line for line in err.splitlines()
+                                        if line.startswith("optmech: error: certified gap"))]
+    assert "method: simplex" in err            # auto tried the interior point, then simplex

@@ -119,7 +119,7 @@ def test_display():
 @pytest.mark.parametrize("kwargs, argument", [
     (dict(n=1), "n"), (dict(k=0), "k"), (dict(top=3), "top"), (dict(top=0), "top"),
     (dict(epsilon=0.0), "epsilon"), (dict(epsilon=1e-7), "epsilon"),
-    (dict(epsilon=400.0), "epsilon"), (dict(constraints="paper"), "constraints"),
+    (dict(epsilon=10.5), "epsilon"), (dict(constraints="paper"), "constraints"),
     (dict(objective="l2"), "objective"), (dict(method="pdlp"), "method"),
     (dict(ordered="yes"), "ordered")])
 def test_bad_arguments_are_refused(kwargs, argument):
