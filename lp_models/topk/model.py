@@ -82,6 +82,8 @@ from lp_models.topk.orbits import ERRORS, TopKOrbits, topk_orbits
 __all__ = ["CONSTRAINTS", "ERRORS", "monotonicity_rows", "neighbour_pairs",
            "prefix_marginals", "privacy_row_bound", "topk_lp"]
 
+#: The constraint sets: privacy on every neighbour pair, with (``"regular"``) or without
+#: (``"private"``) the monotonicity rows.
 CONSTRAINTS = ("regular", "private")
 
 

@@ -60,9 +60,10 @@ from lp_models.lattice.classes import LatticeClasses, class_count, lattice_class
 
 __all__ = ["ERRORS", "MAX_VARIABLES", "TopKOrbits", "orbit_count", "topk_orbits"]
 
+#: The errors an LP can minimise (units of Δ; module docstring).
 ERRORS = ("l1", "l_inf", "k_relative")
-# The LP has many rows per variable (one per neighbour of the variable's orbit): beyond a few
-# million variables it does not fit in memory, and keys must stay below 2**62.
+#: Most variables enumerated: the LP has many rows per variable (one per neighbour of the
+#: variable's orbit), so beyond a few million variables it does not fit in memory.
 MAX_VARIABLES = 20_000_000
 
 

@@ -26,16 +26,16 @@ record in a count histogram: every score moves by at most Δ, all in the same di
 Each mechanism is calibrated to be ε-DP under the relation asked for (the exhaustive
 neighbour checks of ``tests/optmech/topk/test_privacy.py`` measure it):
 
-================  ==============================  =========================================
-mechanism         general relation                add/remove (``monotonic=True``)
-================  ==============================  =========================================
-``peel-em``       T EM rounds, exponent ε/(2TΔ)    T EM rounds, exponent ε/(TΔ)
-``gumbel``        one Gumbel draw, scale 2TΔ/ε      one Gumbel draw, scale TΔ/ε
-``peel-pf``       T PF rounds, exponent ε/(2TΔ)    T PF rounds, exponent ε/(TΔ)
-``joint-em``      EM on u, exponent ε/(4Δ)          EM on u, exponent ε/(2Δ)
-``joint-pf``      PF on u, exponent ε/(4Δ)          PF on u, exponent ε/(2Δ)
-``canonical-...`` EM on -loss, exponent ε/(4Δ)      EM on -loss, exponent ε/(2Δ)
-================  ==============================  =========================================
+=========================  ===============================  =================================
+mechanism                  general relation                 add/remove (``monotonic=True``)
+=========================  ===============================  =================================
+``peel-em``                T EM rounds, exponent ε/(2TΔ)    T EM rounds, exponent ε/(TΔ)
+``gumbel``                 one Gumbel draw, scale 2TΔ/ε     one Gumbel draw, scale TΔ/ε
+``peel-pf``                T PF rounds, exponent ε/(2TΔ)    T PF rounds, exponent ε/(TΔ)
+``joint-em``               EM on u, exponent ε/(4Δ)         EM on u, exponent ε/(2Δ)
+``joint-pf``               PF on u, exponent ε/(4Δ)         PF on u, exponent ε/(2Δ)
+``canonical-lipschitz``    EM on -loss, exponent ε/(4Δ)     EM on -loss, exponent ε/(2Δ)
+=========================  ===============================  =================================
 
 The joint utility ``u`` and the canonical loss move by up to 2Δ under the general relation
 (two scores, in opposite directions) but by at most Δ under add/remove; for T = 1 both are

@@ -118,7 +118,7 @@ def _ratio(label: str, x: np.ndarray, optimum: TopKOptimum, monotone) -> TopKRat
 
 def topk_ratios(optimum: TopKOptimum, mechanisms=None) -> ResultList:
     """Optimality ratio (:class:`TopKRatio`) of each mechanism against ``optimum``:
-    names of :data:`~optmech.topk.TOPK_MECHANISMS` (default: all of them), built at the
+    names of :data:`~optmech.topk.mechanisms.TOPK_MECHANISMS` (default: all of them), built at the
     optimum's ε and ``top`` for the general relation, or objects with ``pmf(scores)``."""
     from optmech.topk import TOPK_MECHANISMS
 

@@ -101,3 +101,15 @@ def test_an_uncertified_optimum_is_one_line_exit_1(capsys, monkeypatch):
     assert without_status(err) == [next(line for line in err.splitlines()
                                         if line.startswith("optmech: error: certified gap"))]
     assert "method: simplex" in err            # auto tried the interior point, then simplex
+
+
+def test_the_cli_lists_are_the_library_lists():
+    """The CLI spells the choices out (it imports the library lazily): they must agree."""
+    from lp_models.topk import CONSTRAINTS, ERRORS
+    from optmech.cli import _topk_lp
+    from optmech.topk import TOPK_MECHANISMS
+    from optmech.topk.optimum import METHODS
+
+    assert _topk_lp.MECHANISMS == TOPK_MECHANISMS
+    assert _topk_lp.CONSTRAINTS == CONSTRAINTS and _topk_lp.METHODS == METHODS
+    assert set(_topk_lp.OBJECTIVES) == set(ERRORS) | {"l_1"}
