@@ -287,6 +287,22 @@ def specs(tmp: str) -> dict:
             "--size": (names("1", "5", "100"), st.one_of(HUGE_INTS, GARBAGE, ANY_INT), False),
             "--seed": (names("0", "1", "42", "18446744073709551615"), SEEDS, False),
             "--json": (FLAG, NO_VALUE, False)}),
+        # Tiny lattices: a valid run solves an LP of at most a few hundred rows per epsilon.
+        "topk-lp": (["topk", "lp"], {
+            "--n": (names("2", "3", "4"), st.one_of(ANY_INT, names("40", "32768")), True),
+            "--k": (names("1", "2"), st.one_of(ANY_INT, names("40")), True),
+            "--top": (names("1", "2"), st.one_of(HUGE_INTS, ANY_INT), True),
+            "--eps": (grid(["0.1", "1", "0.5", "9"]), hostile_grid(), True),
+            "--subsets": (FLAG, NO_VALUE, False),
+            "--constraints": (names("regular", "private"), names("paper", ""), False),
+            "--objective": (names("l1", "l_1", "l_inf", "k_relative"), names("l2", ""), False),
+            "--mechanisms": (names("peel-pf", "joint_em,gumbel", "canonical-lipschitz"),
+                             names("pf", "", "peel-pf,,gumbel"), False),
+            "--method": (names("auto", "ipm", "simplex"), names("pdlp"), False),
+            "--time-limit": (names("10", "1e6"), ANY_FLOAT, False),
+            "--plot": (png, bad_paths(tmp, ".png"), False),
+            "--csv": (st.sampled_from([f"{tmp}/out.csv"]), bad_paths(tmp, ".csv"), False),
+            "--json": (FLAG, NO_VALUE, False)}),
         # --starts sets the work: a few starts at most in a valid run, huge ones refused
         "select-search": (["select", "em-pf-search"], {
             "--n": (names("2", "3", "2,4"), st.one_of(ANY_INT, names("201", "2,,3")), True),
