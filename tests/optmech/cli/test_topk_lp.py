@@ -2,9 +2,11 @@
 plot and CSV, one-line refusals."""
 
 import json
+from pathlib import Path
 
 import pytest
 
+import optmech
 from optmech.topk import solve_topk, topk_ratios
 from tests.cli_helpers import run_cli as run
 from tests.cli_helpers import run_cli_error, without_status
@@ -113,3 +115,16 @@ def test_the_cli_lists_are_the_library_lists():
     assert _topk_lp.MECHANISMS == TOPK_MECHANISMS
     assert _topk_lp.CONSTRAINTS == CONSTRAINTS and _topk_lp.METHODS == METHODS
     assert set(_topk_lp.OBJECTIVES) == set(ERRORS) | {"l_1"}
+
+
+@pytest.mark.parametrize("action", ["pmf", "error", "sample", "lp"])
+def test_every_json_key_of_the_schema_is_documented(action):
+    """docs/cli.md names every key of ``optmech.topk.<action>/1`` under its own heading (the
+    schema's properties, read from the shipped file, not from the code that emits them)."""
+    from tests.optmech.cli.test_reference import REFERENCE, _section
+
+    schema = json.loads((Path(optmech.__file__).parent / "schemas"
+                         / f"topk.{action}.schema.json").read_text())
+    section = _section(REFERENCE.read_text(), f"optmech topk {action}")
+    keys = set(schema["properties"]) - {"optmech_version", "schema"}
+    assert keys and not {key for key in keys if f'"{key}"' not in section}
