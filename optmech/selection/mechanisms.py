@@ -86,6 +86,7 @@ __all__ = [
     "canonical_name",
     "labelled_mechanisms",
     "make_mechanism",
+    "set_privacy_parameters",
 ]
 
 
@@ -245,19 +246,27 @@ def _sample_count(size):
     return shape, count
 
 
+def set_privacy_parameters(mechanism, epsilon, sensitivity, monotonic) -> None:
+    """Validate and set ``mechanism.epsilon``, ``.sensitivity`` (finite numbers > 0) and
+    ``.monotonic`` (True or False), then refuse, naming ``sensitivity``, parameters for
+    which the mechanism's ``exponent`` is not a positive finite double."""
+    mechanism.epsilon = check_positive(epsilon, "epsilon")
+    mechanism.sensitivity = check_positive(sensitivity, "sensitivity")
+    if not isinstance(monotonic, (bool, np.bool_)):
+        raise InvalidArgumentError("monotonic", monotonic, "True or False")
+    mechanism.monotonic = bool(monotonic)
+    if not (math.isfinite(mechanism.exponent) and mechanism.exponent > 0):
+        raise InvalidArgumentError("sensitivity", sensitivity,
+                                   "such that the exponent (epsilon over a multiple of the "
+                                   "sensitivity) is a positive finite double (epsilon = "
+                                   f"{mechanism.epsilon!r})")
+
+
 class _ScaledMechanism(SelectionMechanism):
     """Mechanisms whose behaviour depends on ``epsilon / sensitivity`` (and monotonicity)."""
 
     def __init__(self, epsilon: float, sensitivity: float = 1.0, monotonic: bool = False):
-        self.epsilon = check_positive(epsilon, "epsilon")
-        self.sensitivity = check_positive(sensitivity, "sensitivity")
-        if not isinstance(monotonic, (bool, np.bool_)):
-            raise InvalidArgumentError("monotonic", monotonic, "True or False")
-        self.monotonic = bool(monotonic)
-        if not (math.isfinite(self.exponent) and self.exponent > 0):
-            raise InvalidArgumentError("sensitivity", sensitivity,
-                                       f"such that epsilon / sensitivity is a positive finite "
-                                       f"double (epsilon = {self.epsilon!r})")
+        set_privacy_parameters(self, epsilon, sensitivity, monotonic)
         # The values as given (an int or Fraction stays exact for sample(exact=True)).
         self._exact_parameters = (given(epsilon), given(sensitivity))
 

@@ -56,7 +56,19 @@ RUNS = {
                            "--l", "1", "--payoff", "top-m", "--m", "2", "--rule"]],
     "proofs.check": [["proofs", "check", "--only", "secretary.rank_distribution", "--only",
                       "secretary.threshold"]],
+    "topk.pmf": [["topk", "pmf", "--mechanism", "joint-pf", "--scores", "3,1,2,0", "--top", "2",
+                  "--eps", "1"]],
+    "topk.error": [["topk", "error", "--mechanism", "peel-pf", "--scores", "3,1,2,0", "--top",
+                    "2", "--eps", "1"],
+                   ["topk", "error", "--mechanism", "gumbel", "--scores", "3,1,2,0", "--top",
+                    "2", "--eps", "1", "--method", "monte-carlo", "--draws", "100",
+                    "--seed", "2"]],
+    "topk.sample": [["topk", "sample", "--mechanism", "canonical-lipschitz", "--scores",
+                     "3,1,2,0", "--top", "2", "--eps", "1", "--size", "3", "--seed", "1"]],
     "reproduce": [["reproduce", "--quick", "--only", "selection"]],
+    "topk.lp": [["topk", "lp", "--n", "3", "--k", "2", "--top", "2", "--eps", "0.5"],
+                ["topk", "lp", "--n", "3", "--k", "1", "--top", "2", "--eps", "0.5,1",
+                 "--subsets", "--constraints", "private", "--mechanisms", "peel-pf"]],
 }
 
 

@@ -31,6 +31,10 @@ print(json.dumps({{"code": code, "out": out.getvalue(),
     ["select", "pmf", "--mechanism", "pf", "--scores", "0,-1,-3", "--eps", "1.3", "--json"],
     ["select", "error", "--mechanism", "em", "--scores", "0,-1,-3", "--eps", "1.3"],
     ["select", "sample", "--mechanism", "pf", "--scores", "0,-1", "--eps", "1", "--seed", "1"],
+    ["topk", "pmf", "--mechanism", "peel-pf", "--scores", "3,1,2,0", "--top", "2", "--eps",
+     "1", "--json"],
+    ["topk", "sample", "--mechanism", "joint-pf", "--scores", "3,1,2,0", "--top", "2", "--eps",
+     "1", "--seed", "1"],
     ["lattice", "--help"],
     ["select", "pmf", "--mechanism", "pf", "--scores", "0", "--eps", "-1"],   # bad input
 ])
