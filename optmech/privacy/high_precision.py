@@ -23,7 +23,8 @@ import mpmath as mp
 
 from optmech.validation import InvalidArgumentError
 
-__all__ = ["DIGITS", "compose_mp", "hockey_stick_mp", "log_pmf_mp", "max_loss_mp", "renyi_mp", "to_float"]
+__all__ = ["DIGITS", "compose_mp", "hockey_stick_mp", "log_pmf_mp", "max_loss_mp", "renyi_mp",
+           "to_float"]
 
 #: Significant digits of every computation here.
 DIGITS = 50

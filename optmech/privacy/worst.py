@@ -255,21 +255,58 @@ class _Local:
         return x, float(self.values(x)[0])
 
 
-def worst_over_pairs(mechanism, scores, neighbours, objective: str = "zcdp_rho",
-                     at: float | None = None, block: int = 4096) -> tuple[int, float]:
-    """``(index, value)`` of the pair with the largest objective among the given rows
-    (evaluated in blocks, with progress on stderr)."""
+def worst_over_pairs(mechanism, scores, neighbours, *, objective: str = "zcdp_rho",
+                     at: float | None = None, eps_prime=None, orders=DEFAULT_ORDERS,
+                     bound: ProvenBound | None = None, name: str | None = None,
+                     method: str = "given pairs") -> WorstPair:
+    """The worst of the given pairs (rows of ``scores`` and ``neighbours``, evaluated in
+    blocks with progress on stderr): for mechanisms defined on a set of score vectors only
+    (the optimal lattice mechanism), where no local search applies."""
     scores = np.atleast_2d(np.asarray(scores, dtype=float))
     neighbours = np.atleast_2d(np.asarray(neighbours, dtype=float))
+    objective = check_choice(objective, "objective", OBJECTIVES)
+    at = _objective_parameter(objective, at, getattr(mechanism, "epsilon", None))
     best, where = -math.inf, 0
-    starts = range(0, scores.shape[0], block)
-    for start in progress(starts, total=len(starts), desc="grid pairs"):
-        values = pair_objective(mechanism, scores[start:start + block],
-                                neighbours[start:start + block], objective, at)
+    starts = range(0, scores.shape[0], 4096)
+    for start in progress(starts, total=len(starts), desc="pairs"):
+        values = pair_objective(mechanism, scores[start:start + 4096],
+                                neighbours[start:start + 4096], objective, at)
         i = int(np.argmax(values))
         if values[i] > best:
             best, where = float(values[i]), start + i
-    return where, best
+    return _result(mechanism, scores[where], neighbours[where], objective, at, eps_prime,
+                   orders, bound, name, method, scores.shape[0])
+
+
+def _objective_parameter(objective: str, at, epsilon) -> float | None:
+    """The ``eps'`` of ``"delta"`` (default half of ε) or the order of ``"renyi"``
+    (default 2); None for the other objectives."""
+    if objective == "delta":
+        at = 0.5 * (epsilon or 1.0) if at is None else float(at)
+        if not (math.isfinite(at) and at >= 0):
+            raise InvalidArgumentError("at", at, "an eps' >= 0")
+        return at
+    if objective == "renyi":
+        at = 2.0 if at is None else float(at)
+        if not at >= 1:
+            raise InvalidArgumentError("at", at, "a Rényi order >= 1")
+        return at
+    return None
+
+
+def _result(mechanism, scores, neighbour, objective, at, eps_prime, orders, bound, name,
+            method, evaluated) -> WorstPair:
+    """The :class:`WorstPair` of one explicit pair (its curves on the full grids)."""
+    distribution = _distribution(mechanism, np.asarray(scores, dtype=float),
+                                 np.asarray(neighbour, dtype=float))
+    if eps_prime is None:
+        eps_prime = default_eps_prime(getattr(mechanism, "epsilon", None) or 1.0)
+    curves = curves_of(distribution, eps_prime, orders)
+    if bound is None:
+        bound = proven_bound(mechanism)
+    label = name or getattr(mechanism, "name", None) or type(mechanism).__name__
+    return WorstPair(label, distribution.scores.size, objective, at,
+                     _reported_value(curves, objective, at), curves, bound, method, evaluated)
 
 
 def worst_pair(mechanism, n: int, *, objective: str = "zcdp_rho", at: float | None = None,
@@ -295,16 +332,7 @@ def worst_pair(mechanism, n: int, *, objective: str = "zcdp_rho", at: float | No
     iterations = check_integer(iterations, "iterations", minimum=1, maximum=100_000)
     generator = check_rng(rng)
     epsilon = getattr(mechanism, "epsilon", None)
-    if objective == "delta":
-        at = 0.5 * (epsilon or 1.0) if at is None else float(at)
-        if not (math.isfinite(at) and at >= 0):
-            raise InvalidArgumentError("at", at, "an eps' >= 0")
-    elif objective == "renyi":
-        at = 2.0 if at is None else float(at)
-        if not at >= 1:
-            raise InvalidArgumentError("at", at, "a Rényi order >= 1")
-    else:
-        at = None
+    at = _objective_parameter(objective, at, epsilon)
     if sensitivity is None:
         sensitivity = getattr(mechanism, "sensitivity", 1.0)
     if monotonic is None:
@@ -334,7 +362,6 @@ def worst_pair(mechanism, n: int, *, objective: str = "zcdp_rho", at: float | No
         evaluated += q.shape[0]
         order = np.argsort(-values, kind="stable")
         candidates += [(float(values[i]), q[i], other[i]) for i in order[:max(polish, 1)]]
-    signs = [1, -1] if monotonic else [0]
     method = (f"grid: levels 0..-{depth}·Δ, moves in {{-Δ, 0, +Δ}}"
               f"{' (one sign)' if monotonic else ''}, {grid_size} pairs"
               + (" up to order" if symmetric else "") if exhaustive
@@ -362,15 +389,8 @@ def worst_pair(mechanism, n: int, *, objective: str = "zcdp_rho", at: float | No
         raise InvalidArgumentError("starts", starts, "at least 1 when the grid is skipped")
     method += f"; L-BFGS-B from {len(seeds)} starts over scores in [-{span:g}, {span:g}]"
     _, q_best, other_best = max(candidates, key=lambda c: c[0])
-    distribution = _distribution(mechanism, q_best, other_best)
-    if eps_prime is None:
-        eps_prime = default_eps_prime(epsilon or 1.0)
-    curves = curves_of(distribution, eps_prime, orders)
-    value = _reported_value(curves, objective, at)
-    if bound is None:
-        bound = proven_bound(mechanism)
-    label = name or getattr(mechanism, "name", None) or type(mechanism).__name__
-    return WorstPair(label, n, objective, at, value, curves, bound, method, evaluated)
+    return _result(mechanism, q_best, other_best, objective, at, eps_prime, orders, bound,
+                   name, method, evaluated)
 
 
 def _distribution(mechanism, scores: np.ndarray, neighbour: np.ndarray) -> LossDistribution:
