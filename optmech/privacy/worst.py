@@ -380,6 +380,9 @@ def worst_pair(mechanism, n: int, *, objective: str = "zcdp_rho", at: float | No
         local = _Local(mechanism, n, delta, span, objective, at, sign)
         shift = q0[0]
         x0 = np.concatenate([q0[1:] - shift, (other0 - q0) / np.where(delta > 0, delta, 1)])
+        # a small seeded jitter: a grid pair can sit on a symmetric saddle (scores swapped
+        # by the move, where both directions tie) that L-BFGS-B would not leave
+        x0 = x0 + generator.normal(0.0, 1e-3, x0.size) * local.scale
         x0 = np.clip(x0, [b[0] for b in local.bounds], [b[1] for b in local.bounds])
         x, value = local.run(x0, iterations)
         evaluated += local.evaluations
