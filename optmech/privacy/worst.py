@@ -16,7 +16,7 @@ The search maximises one objective (``zcdp_rho``: ``max D_alpha / alpha`` over
   ``monotonic``).  For a mechanism of :mod:`optmech.selection` with one sensitivity
   (permutation-equivariant: relabelling candidates relabels outputs) the grid is taken up to
   order, as multisets of ``(level, move)`` with at least one candidate at level 0 (a common
-  shift changes nothing): ``C(3 (depth + 1) + n - 1, n)`` pairs at most.  Otherwise it is
+  shift changes nothing): ``C(3 (depth + 1) + n - 1, n) - C(3 depth + n - 1, n)`` pairs.  Otherwise it is
   the full product.
 * **Local** (always): L-BFGS-B from the ``polish`` best grid pairs, and from ``starts``
   random starts (seeded), over scores in ``[-span, span]`` (first candidate at 0) and moves
@@ -196,9 +196,9 @@ def _grid_pairs(n: int, delta: np.ndarray, depth: int, monotonic: bool,
 def _grid_size(n: int, depth: int, monotonic: bool, symmetric: bool) -> int:
     moves = 2 if monotonic else 3
     sets = 2 if monotonic else 1
-    if symmetric:
+    if symmetric:       # multisets of (level, move) with at least one at level 0
         types = moves * (depth + 1)
-        return sets * math.comb(types + n - 1, n)
+        return sets * (math.comb(types + n - 1, n) - math.comb(types - moves + n - 1, n))
     return sets * (depth + 1) ** (n - 1) * moves ** n
 
 
