@@ -55,6 +55,12 @@ RUNS = {
     "proofs.check": [["proofs", "check", "--only", "secretary.rank_distribution", "--only",
                       "secretary.threshold"]],
     "reproduce": [["reproduce", "--quick", "--only", "selection"]],
+    "privacy.pair": [["privacy", "pair", "--mechanism", "pf", "--eps", "2", "--scores", "0,0",
+                      "--neighbour", "1,-1", "--orders", "1,2,inf"]],
+    "privacy.worst": [["privacy", "worst", "--mechanism", "em", "--eps", "1", "--n", "2",
+                       "--depth", "2", "--starts", "0", "--iterations", "10"]],
+    "privacy.referee": [["privacy", "referee", "--quick", "--only",
+                         "dp-accounting.rdp.em-count", "--only", "opendp.noisy-max.zcdp-map"]],
 }
 
 
