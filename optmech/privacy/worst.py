@@ -16,8 +16,8 @@ The search maximises one objective (``zcdp_rho``: ``max D_alpha / alpha`` over
   ``monotonic``).  For a mechanism of :mod:`optmech.selection` with one sensitivity
   (permutation-equivariant: relabelling candidates relabels outputs) the grid is taken up to
   order, as multisets of ``(level, move)`` with at least one candidate at level 0 (a common
-  shift changes nothing): ``C(3 (depth + 1) + n - 1, n) - C(3 depth + n - 1, n)`` pairs.  Otherwise it is
-  the full product.
+  shift changes nothing): ``C(3 (depth + 1) + n - 1, n) - C(3 depth + n - 1, n)`` pairs.
+  Otherwise it is the full product.
 * **Local** (always): L-BFGS-B from the ``polish`` best grid pairs, and from ``starts``
   random starts (seeded), over scores in ``[-span, span]`` (first candidate at 0) and moves
   ``|d_r| <= Δ_r``; gradients by central differences, all of one step evaluated in one batch.
@@ -37,13 +37,7 @@ import numpy as np
 from lp_models.display import Tabular
 from optmech.privacy.bounds import ProvenBound, proven_bound
 from optmech.privacy.curves import PairCurves, curves_of, default_eps_prime
-from optmech.privacy.divergences import (
-    DEFAULT_ORDERS,
-    hockey_stick,
-    max_loss,
-    renyi,
-    zcdp_rho,
-)
+from optmech.privacy.divergences import DEFAULT_ORDERS, hockey_stick, max_loss, renyi
 from optmech.privacy.loss import LossDistribution, log_probabilities, sensitivities
 from optmech.progress import progress
 from optmech.resources import require_memory, require_work
@@ -121,8 +115,24 @@ def _objective_values(log_rows: np.ndarray, objective: str, at: float | None) ->
         return hockey_stick(forward, backward, [at])[..., 0].max(axis=1)
     if objective == "renyi":
         return renyi(forward, backward, [at])[..., 0].max(axis=1)
-    divergence = renyi(forward, backward, SEARCH_ORDERS)
-    return zcdp_rho(divergence, SEARCH_ORDERS).max(axis=1)
+    return (_ranking_renyi(forward, backward) / SEARCH_ORDERS).max(axis=(1, 2))
+
+
+def _ranking_renyi(log_p: np.ndarray, log_q: np.ndarray) -> np.ndarray:
+    """``D_alpha`` on :data:`SEARCH_ORDERS` by the plain formulas (``sum p log(p/q)`` at 1,
+    ``log sum p^alpha q^(1-alpha) / (alpha - 1)`` above), all orders in one array operation:
+    ten times faster than :func:`~optmech.privacy.divergences.renyi`, and accurate to about
+    1e-13 relative at these orders (the smallest is 1.01) for ranking pairs; a reported value
+    is always recomputed by the stable path."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        loss = np.where(np.isneginf(log_p), 0.0, log_p - log_q)
+        kl = (np.exp(log_p) * loss).sum(axis=-1)
+        h = SEARCH_ORDERS[1:] - 1.0
+        terms = np.where(np.isneginf(log_p)[..., None], -np.inf,
+                         log_p[..., None] + loss[..., None] * h)
+        top = terms.max(axis=-2, keepdims=True)
+        log_sum = np.log(np.exp(terms - top).sum(axis=-2)) + top[..., 0, :]
+    return np.concatenate([kl[..., None], log_sum / h], axis=-1)
 
 
 def pair_objective(mechanism, scores: np.ndarray, neighbours: np.ndarray, objective: str,
