@@ -45,32 +45,22 @@ EPILOG_REFEREE = ("example: optmech privacy referee --quick --json; "
                   "optmech privacy referee --markdown > docs/accountants.md")
 
 
-def _orders(text: str) -> list[float]:
-    """argparse type: comma-separated Rényi orders >= 1 (``inf`` allowed)."""
-    parts = [p.strip().lower() for p in text.split(",")]
-    values = []
-    for part in parts:
-        value = math.inf if part == "inf" else float_list(part)[0]
-        if not value >= 1:
-            raise argparse.ArgumentTypeError(f"orders must be >= 1 (or inf), got {part!r}")
-        values.append(value)
-    return values
+def _numbers(minimum: float, strict: bool, what: str, infinity: bool = False):
+    """argparse type: comma-separated numbers >= ``minimum`` (> with ``strict``), ``inf``
+    among them where ``infinity``."""
+    def parse(text: str) -> list[float]:
+        values = [math.inf if infinity and part.strip().lower() == "inf"
+                  else float_list(part)[0] for part in text.split(",")]
+        if not all(v > minimum if strict else v >= minimum for v in values):
+            raise argparse.ArgumentTypeError(f"{what} must be {'>' if strict else '>='} "
+                                             f"{minimum:g}, got {text!r}")
+        return values
+    return parse
 
 
-def _eps_primes(text: str) -> list[float]:
-    """argparse type: comma-separated eps' >= 0."""
-    values = float_list(text)
-    if not all(v >= 0 for v in values):
-        raise argparse.ArgumentTypeError(f"eps' values must be >= 0, got {text!r}")
-    return values
-
-
-def _sensitivity(text: str) -> list[float]:
-    """argparse type: one sensitivity > 0, or one per candidate."""
-    values = float_list(text)
-    if not all(v > 0 for v in values):
-        raise argparse.ArgumentTypeError(f"sensitivities must be > 0, got {text!r}")
-    return values
+_orders = _numbers(1.0, False, "orders", infinity=True)
+_eps_primes = _numbers(0.0, False, "eps' values")
+_sensitivity = _numbers(0.0, True, "sensitivities")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:

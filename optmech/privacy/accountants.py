@@ -35,6 +35,7 @@ import math
 
 import numpy as np
 
+from optmech.privacy.divergences import check_grid
 from optmech.validation import InvalidArgumentError, check_nonnegative, check_positive
 
 __all__ = ["DP_ACCOUNTING_COMMIT", "DP_ACCOUNTING_RELEASE", "RDP_ORDERS", "compute_epsilon",
@@ -50,10 +51,7 @@ RDP_ORDERS = np.array([1 + x / 10.0 for x in range(1, 100)] + list(range(11, 64)
 
 
 def _orders(orders) -> np.ndarray:
-    grid = np.atleast_1d(np.asarray(orders, dtype=float))
-    if grid.ndim != 1 or not (np.isfinite(grid).all() and (grid >= 1).all()):
-        raise InvalidArgumentError("orders", orders, "finite Rényi orders >= 1")
-    return grid
+    return check_grid(orders, "orders", 1.0, finite=True)
 
 
 def em_event_rdp(epsilon: float, orders) -> np.ndarray:

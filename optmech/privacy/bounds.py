@@ -47,14 +47,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from optmech.privacy.divergences import DEFAULT_ORDERS, zcdp_rho_bound
+from optmech.privacy.divergences import DEFAULT_ORDERS, check_grid, zcdp_rho_bound
 from optmech.selection.mechanisms import (
     ExponentialMechanism,
     PmfMechanism,
     PrivacyGuarantee,
     ReportNoisyMax,
 )
-from optmech.validation import InvalidArgumentError, check_nonnegative
+from optmech.validation import check_nonnegative
 
 __all__ = ["BOUNDED_RANGE", "PURE_DP", "ProvenBound", "bounded_range_delta",
            "bounded_range_renyi", "proven_bound", "randomised_response_delta",
@@ -73,10 +73,7 @@ _RANGE_SOURCE = ("eps-bounded range (Dong, Durfee & Rogers, arXiv:1909.13830, Pr
 
 
 def _eps_prime(eps_prime) -> np.ndarray:
-    grid = np.atleast_1d(np.asarray(eps_prime, dtype=float))
-    if grid.ndim != 1 or not (np.isfinite(grid).all() and (grid >= 0).all()):
-        raise InvalidArgumentError("eps_prime", eps_prime, "finite numbers >= 0")
-    return grid
+    return check_grid(eps_prime, "eps_prime", 0.0, finite=True)
 
 
 def randomised_response_delta(epsilon: float, eps_prime) -> np.ndarray:
@@ -98,10 +95,7 @@ def bounded_range_delta(epsilon: float, eps_prime) -> np.ndarray:
 
 
 def _orders(orders) -> np.ndarray:
-    grid = np.atleast_1d(np.asarray(orders, dtype=float))
-    if grid.ndim != 1 or np.isnan(grid).any() or (grid < 1).any():
-        raise InvalidArgumentError("orders", orders, "Rényi orders >= 1 (inf allowed)")
-    return grid
+    return check_grid(orders, "orders", 1.0)
 
 
 def randomised_response_renyi(epsilon: float, orders) -> np.ndarray:

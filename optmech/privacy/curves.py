@@ -21,6 +21,7 @@ import numpy as np
 from lp_models.display import Tabular
 from optmech.privacy.divergences import (
     DEFAULT_ORDERS,
+    check_grid,
     hockey_stick,
     max_loss,
     renyi,
@@ -29,7 +30,6 @@ from optmech.privacy.divergences import (
 )
 from optmech.privacy.loss import LossDistribution, loss_distribution
 from optmech.unbounded import unbounded_if_infinite
-from optmech.validation import InvalidArgumentError
 
 __all__ = ["PairCurves", "curves_of", "default_eps_prime", "pair_curves"]
 
@@ -82,19 +82,10 @@ def default_eps_prime(epsilon: float, points: int = 11) -> np.ndarray:
     return np.linspace(0.0, float(epsilon), points)
 
 
-def _grid(values, argument: str, minimum: float) -> np.ndarray:
-    grid = np.atleast_1d(np.asarray(values, dtype=float))
-    if grid.ndim != 1 or grid.size == 0 or np.isnan(grid).any() or (grid < minimum).any():
-        raise InvalidArgumentError(argument, values, f"a list of numbers >= {minimum:g}")
-    return grid
-
-
 def curves_of(distribution: LossDistribution, eps_prime, orders=DEFAULT_ORDERS) -> PairCurves:
     """The curves of an already built pair (both directions, the larger value)."""
-    eps_prime = _grid(eps_prime, "eps_prime", 0.0)
-    if not np.isfinite(eps_prime).all():
-        raise InvalidArgumentError("eps_prime", eps_prime, "finite numbers >= 0")
-    orders = _grid(orders, "orders", 1.0)
+    eps_prime = check_grid(eps_prime, "eps_prime", 0.0, finite=True)
+    orders = check_grid(orders, "orders", 1.0)
     logs = np.stack([distribution.log_p, distribution.log_q])
     forward, backward = logs, logs[::-1]
     loss = max_loss(forward, backward)                        # both directions at once

@@ -46,7 +46,7 @@ import numpy as np
 
 from optmech.validation import InvalidArgumentError
 
-__all__ = ["DEFAULT_ORDERS", "hockey_stick", "kl_divergence", "max_loss", "renyi",
+__all__ = ["DEFAULT_ORDERS", "check_grid", "hockey_stick", "kl_divergence", "max_loss", "renyi",
            "zcdp_rho", "zcdp_rho_bound"]
 
 #: Default Rényi orders: 1 (KL), 240 orders with ``alpha - 1`` spaced geometrically in
@@ -96,9 +96,7 @@ def hockey_stick(log_p, log_q, eps_prime) -> np.ndarray:
     """``delta(eps') = sum_r max(0, p_r - e^eps' q_r)`` for every ``eps'`` of ``eps_prime``
     (finite numbers): an array of shape ``(..., len(eps_prime))``."""
     log_p, log_q = _pair(log_p, log_q)
-    grid = np.atleast_1d(np.asarray(eps_prime, dtype=float))
-    if grid.ndim != 1 or not np.isfinite(grid).all():
-        raise InvalidArgumentError("eps_prime", eps_prime, "a list of finite numbers")
+    grid = check_grid(eps_prime, "eps_prime", -np.inf, finite=True)
     loss = _losses(log_p, log_q)[..., None]                    # (..., n, 1)
     gap = grid - loss                                          # eps' - L, (..., n, m)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -182,11 +180,19 @@ def renyi(log_p, log_q, orders=DEFAULT_ORDERS) -> np.ndarray:
     return np.stack([_renyi_one(log_p, log_q, loss, kl, float(a)) for a in grid], axis=-1)
 
 
-def _orders(orders) -> np.ndarray:
-    grid = np.atleast_1d(np.asarray(orders, dtype=float))
-    if grid.ndim != 1 or grid.size == 0 or np.isnan(grid).any() or (grid < 1).any():
-        raise InvalidArgumentError("orders", orders, "Rényi orders >= 1 (inf allowed)")
+def check_grid(values, argument: str, minimum: float, finite: bool = False) -> np.ndarray:
+    """A 1-D float array of at least one number >= ``minimum`` (``inf`` allowed unless
+    ``finite``), or :class:`~optmech.validation.InvalidArgumentError` naming ``argument``."""
+    grid = np.atleast_1d(np.asarray(values, dtype=float))
+    if grid.ndim != 1 or grid.size == 0 or np.isnan(grid).any() or (grid < minimum).any() \
+            or (finite and not np.isfinite(grid).all()):
+        kind = "finite numbers" if finite else "numbers"
+        raise InvalidArgumentError(argument, values, f"{kind} >= {minimum:g}")
     return grid
+
+
+def _orders(orders) -> np.ndarray:
+    return check_grid(orders, "orders", 1.0)
 
 
 def zcdp_rho(divergence, orders) -> np.ndarray:

@@ -11,6 +11,7 @@ from optmech.privacy.claims import VERDICTS, claims, figure_twice, referee
 from optmech.privacy.high_precision import log_pmf_mp
 from optmech.privacy.report import render
 from optmech.validation import InvalidArgumentError
+from tests.optmech.privacy.references import pf_by_orders
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -56,11 +57,9 @@ def test_not_refuted_is_never_written_as_holds(results):
 
 def test_the_50_digit_permute_and_flip_is_the_enumeration_of_orders():
     """high_precision's PF (the expanded polynomial) against Algorithm 1's orders."""
-    from tests.optmech.privacy.test_curves import _pf_by_orders
-
     scores = ["0", "-0.3", "-1.7", "-4"]
     ours = log_pmf_mp("pf", "1.1", scores)
-    reference = _pf_by_orders([float(s) for s in scores], 1.1)
+    reference = pf_by_orders([float(s) for s in scores], 1.1)
     for a, b in zip(ours, reference):
         assert float(a) == pytest.approx(float(b), rel=1e-14)
 

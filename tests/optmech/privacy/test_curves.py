@@ -5,10 +5,8 @@ report-noisy-max with Laplace noise by mpmath quadrature) and divergences from t
 definitions; closed forms at n = 2; neighbours checked."""
 
 import functools
-import itertools
 import math
 
-import mpmath as mp
 import numpy as np
 import pytest
 
@@ -17,6 +15,7 @@ from optmech.privacy.high_precision import log_pmf_mp
 from optmech.privacy.loss import check_neighbours, loss_distribution
 from optmech.selection.mechanisms import MECHANISMS, PmfMechanism, make_mechanism
 from optmech.validation import InvalidArgumentError
+from tests.optmech.privacy.references import delta_reference, pf_by_orders, renyi_reference
 
 EPS = 1.3
 SCORES = (0.0, -0.7, -2.5)
@@ -25,47 +24,16 @@ ORDERS = [1.0, 2.0, 5.0, math.inf]
 EPS_PRIME = [0.0, 0.4, 1.0]
 
 
-def _pf_by_orders(scores, eps):
-    """Permute-and-flip's pmf by enumerating every visiting order (McKenna & Sheldon,
-    Algorithm 1): the first visited candidate whose coin succeeds is selected."""
-    with mp.workdps(60):
-        top = max(scores)
-        coins = [mp.exp(mp.mpf(eps) / 2 * (mp.mpf(s) - top)) for s in scores]
-        n = len(scores)
-        pmf = [mp.mpf(0)] * n
-        for order in itertools.permutations(range(n)):
-            fail = mp.mpf(1) / math.factorial(n)
-            for r in order:
-                pmf[r] += fail * coins[r]
-                fail *= 1 - coins[r]
-        return [mp.log(p) for p in pmf]
-
-
 @functools.lru_cache(maxsize=None)
 def _reference(name):
     """(log P, log Q) at 50 digits (Laplace quadrature: 25): PF and RNM-exponential by
     enumeration, the others by optmech.privacy.high_precision (EM softmax, Laplace
     quadrature, RR closed form)."""
     if name in ("pf", "rnm_exponential"):
-        return _pf_by_orders(SCORES, EPS), _pf_by_orders(NEIGHBOUR, EPS)
+        return pf_by_orders(SCORES, EPS), pf_by_orders(NEIGHBOUR, EPS)
     digits = 25 if name == "rnm_laplace" else 50      # 25 digits: quadrature in 1 s
     return (log_pmf_mp(name, str(EPS), [str(s) for s in SCORES], digits=digits),
             log_pmf_mp(name, str(EPS), [str(s) for s in NEIGHBOUR], digits=digits))
-
-
-def _divergence(lp, lq, a):
-    with mp.workdps(60):
-        if a == 1:
-            return mp.fsum(mp.exp(x) * (x - y) for x, y in zip(lp, lq))
-        if math.isinf(a):
-            return max(x - y for x, y in zip(lp, lq))
-        return mp.log(mp.fsum(mp.exp(a * x + (1 - a) * y) for x, y in zip(lp, lq))) / (a - 1)
-
-
-def _delta(lp, lq, e):
-    with mp.workdps(60):
-        return mp.fsum(max(mp.mpf(0), mp.exp(x) - mp.exp(e) * mp.exp(y))
-                       for x, y in zip(lp, lq))
 
 
 @pytest.mark.parametrize("name", MECHANISMS)
@@ -74,10 +42,10 @@ def test_curves_match_the_50_digit_reference(name):
                          orders=ORDERS)
     lp, lq = _reference(name)
     for a, value in zip(ORDERS, curves.divergence):
-        reference = max(_divergence(lp, lq, a), _divergence(lq, lp, a))
+        reference = max(renyi_reference(lp, lq, a), renyi_reference(lq, lp, a))
         assert value == pytest.approx(float(reference), rel=1e-12, abs=1e-40), a
     for e, value in zip(EPS_PRIME, curves.delta):
-        reference = max(_delta(lp, lq, e), _delta(lq, lp, e))
+        reference = max(delta_reference(lp, lq, e), delta_reference(lq, lp, e))
         assert value == pytest.approx(float(reference), rel=1e-12, abs=1e-40), e
     assert curves.max_loss == pytest.approx(float(max(abs(x - y) for x, y in zip(lp, lq))),
                                             rel=1e-12, abs=1e-300)
@@ -109,8 +77,8 @@ def test_log_space_keeps_losses_beyond_the_double_range():
     exact, from PF's log-pmf (log(pmf) would be -inf)."""
     d = loss_distribution(make_mechanism("pf", 1.0), (0.0, -1800.0), (-1.0, -1799.0))
     assert np.isfinite(d.losses).all()
-    lp = _pf_by_orders((0.0, -1800.0), 1.0)
-    lq = _pf_by_orders((-1.0, -1799.0), 1.0)
+    lp = pf_by_orders((0.0, -1800.0), 1.0)
+    lq = pf_by_orders((-1.0, -1799.0), 1.0)
     assert d.losses[1] == pytest.approx(float(lp[1] - lq[1]), rel=1e-12)
 
 
