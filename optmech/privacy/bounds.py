@@ -81,7 +81,7 @@ def randomised_response_delta(epsilon: float, eps_prime) -> np.ndarray:
     any ε-DP pair."""
     epsilon = check_nonnegative(epsilon, "epsilon")
     gap = np.minimum(_eps_prime(eps_prime) - epsilon, 0.0)
-    return -np.expm1(gap) / (1.0 + math.exp(-epsilon))
+    return np.maximum(-np.expm1(gap), 0.0) / (1.0 + math.exp(-epsilon))   # never -0.0
 
 
 def bounded_range_delta(epsilon: float, eps_prime) -> np.ndarray:

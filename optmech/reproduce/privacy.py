@@ -42,7 +42,7 @@ DP_ACCOUNTING_TEST = ("dp-accounting source b5b0286, rdp/rdp_privacy_accountant_
 
 
 def _bracket_key(mechanism: str, n: int, eps: float, objective: str) -> str:
-    return f"worst-{mechanism}-n{n}-eps{eps:g}-{objective}"
+    return f"worst-found-{mechanism}-n{n}-eps{eps:g}-{objective}"
 
 
 def _bracket_keys(grid: dict) -> set[str]:
