@@ -80,7 +80,7 @@ class Source:
 class Counterexample:
     """An explicit pair that violates a claimed figure, computed twice."""
 
-    #: The mechanism (a name of :data:`optmech.selection.mechanisms.MECHANISMS`).
+    #: The mechanism (a name of ``optmech.selection.mechanisms.MECHANISMS``).
     mechanism: str
     #: Its ε (sensitivity 1, scores move by at most 1).
     eps: float

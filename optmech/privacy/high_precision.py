@@ -44,7 +44,7 @@ def _context(n: int, digits: int = DIGITS):
 def log_pmf_mp(name: str, epsilon, scores, sensitivity=1, monotonic: bool = False,
                digits: int = DIGITS) -> list:
     """``log Pr[M(scores) = r]`` at ``digits`` digits for a mechanism of
-    :data:`optmech.selection.mechanisms.MECHANISMS` (``epsilon`` and ``sensitivity`` as
+    ``optmech.selection.mechanisms.MECHANISMS`` (``epsilon`` and ``sensitivity`` as
     exact decimal strings or numbers; fewer digits make the Laplace quadrature faster)."""
     family = _FAMILIES.get(str(name).replace("-", "_"))
     if family is None:
