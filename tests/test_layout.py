@@ -9,7 +9,7 @@ from tools import import_graph
 
 ROOT = Path(__file__).resolve().parents[1]
 SUBPACKAGES = ["selection", "selection.exact", "lattice", "multiselect", "secretary",
-               "heterogeneous", "data", "topk"]
+               "heterogeneous", "data", "topk", "privacy"]
 
 
 def test_no_import_points_up_or_sideways():

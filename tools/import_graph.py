@@ -43,7 +43,7 @@ PACKAGES = ("lp_models", "optmech", "proofs")
 SHARED = ("optmech._lazy", "optmech._version", "optmech.validation", "optmech.progress",
           "optmech.jsonable", "optmech.resources", "optmech.sweep", "optmech.tables",
           "optmech.unbounded")
-AREAS = ("lattice", "multiselect", "secretary", "heterogeneous", "data", "topk")
+AREAS = ("lattice", "multiselect", "secretary", "heterogeneous", "data", "topk", "privacy")
 TOP = ("optmech", "optmech.__main__")
 
 

@@ -69,6 +69,12 @@ RUNS = {
     "topk.lp": [["topk", "lp", "--n", "3", "--k", "2", "--top", "2", "--eps", "0.5"],
                 ["topk", "lp", "--n", "3", "--k", "1", "--top", "2", "--eps", "0.5,1",
                  "--subsets", "--constraints", "private", "--mechanisms", "peel-pf"]],
+    "privacy.pair": [["privacy", "pair", "--mechanism", "pf", "--eps", "2", "--scores", "0,0",
+                      "--neighbour", "1,-1", "--orders", "1,2,inf"]],
+    "privacy.worst": [["privacy", "worst", "--mechanism", "em", "--eps", "1", "--n", "2",
+                       "--depth", "2", "--starts", "0", "--iterations", "10"]],
+    "privacy.referee": [["privacy", "referee", "--quick", "--only",
+                         "dp-accounting.rdp.em-count", "--only", "opendp.noisy-max.zcdp-map"]],
 }
 
 

@@ -1,0 +1,354 @@
+"""``optmech privacy pair|worst|referee``: exact privacy curves of a selection mechanism on a
+pair of neighbouring score vectors, the worst pair found with the proven bound beside it,
+and the referee of the accountants' claims (:mod:`optmech.privacy`).
+
+The mechanisms are those of :mod:`optmech.selection`, the heterogeneous-sensitivity
+mechanisms (``gem``, ``mgem``, ``combined_gem``, ``rs_gamma``, ``rs_gamma_tnb``; their
+``--sensitivity`` is one number per candidate) and the optimal lattice mechanism
+(``lattice``, depth ``--k``, scores on the 2Δ-lattice, sensitivity 1), built here and handed
+to the area by their ``pmf``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+
+from optmech.cli._common import (
+    add_actions,
+    add_json_flag,
+    emit,
+    float_list,
+    integer,
+    names,
+    nonnegative_float,
+    output_file,
+    positive_float,
+    positive_int,
+    seed,
+)
+from optmech.selection.mechanisms import MECHANISMS
+from optmech.tables import text_table
+from optmech.unbounded import unbounded_if_infinite
+
+HETEROGENEOUS = ("gem", "mgem", "combined_gem", "rs_gamma", "rs_gamma_tnb")
+ALL_MECHANISMS = (*MECHANISMS, *HETEROGENEOUS, "lattice")
+OBJECTIVES = ("zcdp_rho", "max_loss", "delta", "renyi")
+MAX_N = 200
+
+EPILOG_PAIR = ("example: optmech privacy pair --mechanism pf --eps 2 --scores 0,0 "
+               "--neighbour 1,-1 --json")
+EPILOG_WORST = "example: optmech privacy worst --mechanism em --eps 1 --n 3 --json"
+EPILOG_REFEREE = ("example: optmech privacy referee --quick --json; "
+                  "optmech privacy referee --markdown > docs/accountants.md")
+
+
+def _numbers(minimum: float, strict: bool, what: str, infinity: bool = False):
+    """argparse type: comma-separated numbers >= ``minimum`` (> with ``strict``), ``inf``
+    among them where ``infinity``."""
+    def parse(text: str) -> list[float]:
+        values = [math.inf if infinity and part.strip().lower() == "inf"
+                  else float_list(part)[0] for part in text.split(",")]
+        if not all(v > minimum if strict else v >= minimum for v in values):
+            raise argparse.ArgumentTypeError(f"{what} must be {'>' if strict else '>='} "
+                                             f"{minimum:g}, got {text!r}")
+        return values
+    return parse
+
+
+_orders = _numbers(1.0, False, "orders", infinity=True)
+_eps_primes = _numbers(0.0, False, "eps' values")
+_sensitivity = _numbers(0.0, True, "sensitivities")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--mechanism", required=True, type=names(ALL_MECHANISMS),
+                        metavar="{" + ",".join(ALL_MECHANISMS) + "}",
+                        help="the mechanism (rnm-laplace spells rnm_laplace too)")
+    parser.add_argument("--eps", required=True, type=positive_float, help="epsilon > 0")
+    parser.add_argument("--sensitivity", type=_sensitivity, default=None,
+                        help="score sensitivity Δ > 0 (default 1); one per candidate for "
+                             "the heterogeneous mechanisms (default 1 each)")
+    parser.add_argument("--monotonic", action="store_true",
+                        help="neighbours move every score the same way (selection "
+                             "mechanisms, calibrated for it)")
+    parser.add_argument("--k", type=positive_int, default=None,
+                        help="depth of the optimal lattice mechanism (--mechanism lattice)")
+    parser.add_argument("--eps-prime", type=_eps_primes, default=None, metavar="LIST",
+                        help="eps' values of the delta curve (default: 11 points on [0, eps])")
+    parser.add_argument("--plot", metavar="FILE.png", type=output_file(),
+                        help="write the delta curve (and the proven bound) as a PNG")
+    add_json_flag(parser)
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "privacy", help="exact privacy curves, worst pairs, and the accountants' referee",
+        description="Exact privacy curves of selection mechanisms (hockey-stick delta, "
+                    "Renyi divergence, zCDP rho) on pairs of neighbouring score vectors, the "
+                    "worst pair found beside the proven bound, and a machine referee of "
+                    "privacy accountants' claims.")
+    actions = add_actions(parser, metavar="{pair,worst,referee}")
+    pair = actions.add_parser(
+        "pair", help="every curve of one pair", epilog=EPILOG_PAIR,
+        description="The privacy loss distribution of one mechanism on scores and a "
+                    "neighbour (every score moves by at most its sensitivity), and its "
+                    "curves, each the larger of the two directions.")
+    _common(pair)
+    pair.add_argument("--scores", required=True, type=float_list, help="e.g. 0,-1,-3")
+    pair.add_argument("--neighbour", required=True, type=float_list, help="e.g. 1,-2,-2")
+    pair.add_argument("--orders", type=_orders, default=None, metavar="LIST",
+                      help="Renyi orders >= 1, inf allowed (default: 1, 240 orders in "
+                           "(1, 10001], inf)")
+    pair.set_defaults(func=run_pair)
+    worst = actions.add_parser(
+        "worst", help="the worst pair found, beside the proven bound", epilog=EPILOG_WORST,
+        description="Search the pairs of neighbouring score vectors on n candidates for the "
+                    "largest objective (exhaustive grid for small n, then seeded multi-start "
+                    "local search): a certified lower bound, realised by the pair printed, "
+                    "with the bound a theorem proves beside it.")
+    _common(worst)
+    worst.add_argument("--n", required=True, type=positive_int,
+                       help=f"candidates, 2 to {MAX_N}")
+    worst.add_argument("--objective", choices=OBJECTIVES, default="zcdp_rho",
+                       help="what to maximise (default zcdp_rho)")
+    worst.add_argument("--at", type=nonnegative_float, default=None,
+                       help="eps' of --objective delta (default eps/2), order of renyi "
+                            "(default 2)")
+    worst.add_argument("--depth", type=positive_int, default=4,
+                       help="grid levels 0..-depth·Δ (default 4)")
+    worst.add_argument("--starts", type=integer, default=4,
+                       help="random local-search starts, >= 0 (default 4)")
+    worst.add_argument("--iterations", type=positive_int, default=60,
+                       help="L-BFGS-B iterations per start (default 60)")
+    worst.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
+    worst.set_defaults(func=run_worst)
+    referee = actions.add_parser(
+        "referee", help="verdicts on the accountants' claims", epilog=EPILOG_REFEREE,
+        description="Each registered claim of a privacy library about a selection "
+                    "mechanism, with its source, verdict (holds / refuted / not refuted) and "
+                    "evidence; a refutation's counterexample pair is computed in double "
+                    "precision and at 50 digits.")
+    referee.add_argument("--quick", action="store_true",
+                         help="search fewer sizes (about a third of the time)")
+    referee.add_argument("--only", action="append", default=None, metavar="ID",
+                         help="one claim id (repeat for several)")
+    referee.add_argument("--markdown", action="store_true",
+                         help="print docs/accountants.md instead of a table")
+    add_json_flag(referee)
+    referee.set_defaults(func=run_referee)
+
+
+class _BoundSensitivities:
+    """A heterogeneous mechanism with its sensitivities fixed: ``pmf(scores)``."""
+
+    monotonic = False
+
+    def __init__(self, mechanism, sensitivity: np.ndarray):
+        self.mechanism, self.sensitivity = mechanism, sensitivity
+        self.epsilon, self.name = mechanism.epsilon, mechanism.name
+        self.privacy = mechanism.guarantee(sensitivity)
+
+    def pmf(self, scores):
+        return self.mechanism.pmf(scores, self.sensitivity)
+
+
+def _lattice(args, n: int):
+    """The optimal lattice mechanism for ``n`` candidates and depth ``--k``, and its
+    proven bound (ε-DP on the lattice by the LP's privacy rows)."""
+    from optmech.lattice.optimum import solve_lattice
+    from optmech.privacy.bounds import PURE_DP, ProvenBound
+    from optmech.validation import InvalidArgumentError
+
+    if args.k is None:
+        raise InvalidArgumentError("--k", None, "the lattice depth (an integer >= 1) for "
+                                                "--mechanism lattice")
+    optimum = solve_lattice(n, args.k, args.eps)
+    mechanism = optimum.mechanism()
+    mechanism.epsilon, mechanism.name = args.eps, "lattice"
+    bound = ProvenBound(PURE_DP, args.eps, "eps-DP on the 2Delta-lattice by the LP's privacy "
+                        "rows (permute-and-flip paper, Appendix D; certified optimum)")
+    return mechanism, bound, optimum
+
+
+def _mechanism(args, n: int):
+    """``(mechanism, bound or None, sensitivity)`` for ``--mechanism`` on ``n`` candidates."""
+    from optmech.validation import InvalidArgumentError
+
+    given = args.sensitivity
+    if args.mechanism == "lattice":
+        mechanism, bound, _ = _lattice(args, n)
+        return mechanism, bound, 1.0
+    if args.mechanism in HETEROGENEOUS:
+        from optmech.heterogeneous import make_heterogeneous
+
+        if given is not None and len(given) not in (1, n):
+            raise InvalidArgumentError("--sensitivity", given, f"1 or {n} sensitivities")
+        sensitivity = np.broadcast_to(np.asarray(given or [1.0], dtype=float), (n,)).copy()
+        return _BoundSensitivities(make_heterogeneous(args.mechanism, args.eps),
+                                   sensitivity), None, sensitivity
+    from optmech.selection.mechanisms import make_mechanism
+
+    if given is not None and len(given) != 1:
+        raise InvalidArgumentError("--sensitivity", given, "one number > 0 for "
+                                   f"{args.mechanism}")
+    sensitivity = 1.0 if given is None else given[0]
+    return make_mechanism(args.mechanism, args.eps, sensitivity, args.monotonic), None, \
+        sensitivity
+
+
+def _number(value) -> float:
+    return unbounded_if_infinite(float(value))
+
+
+def _curves_payload(curves) -> dict:
+    return {"scores": curves.scores, "neighbour": curves.neighbour,
+            "max_loss": _number(curves.max_loss),
+            "delta": {"eps_prime": curves.eps_prime, "delta": curves.delta},
+            "renyi": {"orders": [_number(a) for a in curves.orders],
+                      "divergence": [_number(d) for d in curves.divergence]},
+            "zcdp_rho": _number(curves.zcdp_rho),
+            "zcdp_rho_bound": _number(curves.zcdp_rho_bound)}
+
+
+def _plot(args, curves, bound, title: str) -> None:
+    from optmech.figures.privacy import plot_delta_curves, save_figure
+
+    lines = [(f"{args.mechanism}, this pair", curves.eps_prime, curves.delta)]
+    bounds = [] if bound is None else [(f"proven bound ({bound.kind})", curves.eps_prime,
+                                        bound.delta(curves.eps_prime))]
+    save_figure(plot_delta_curves(lines, bounds, title), args.plot)
+
+
+def _render_curves(p: dict) -> str:
+    head = [f"scores {p['scores'].tolist()}, neighbour {p['neighbour'].tolist()}",
+            f"max loss {p['max_loss']:.10g}; zCDP rho over the orders {p['zcdp_rho']:.10g} "
+            f"(certified sup over all alpha > 1: at most {p['zcdp_rho_bound']:.10g})"]
+    delta = text_table(["eps'", "delta(eps')"], list(zip(p["delta"]["eps_prime"],
+                                                         p["delta"]["delta"])))
+    return "\n".join(head) + "\n" + delta
+
+
+def run_pair(args: argparse.Namespace) -> int:
+    from optmech.privacy.bounds import proven_bound
+    from optmech.privacy.curves import DEFAULT_ORDERS, pair_curves
+
+    n = len(args.scores)
+    mechanism, bound, sensitivity = _mechanism(args, n)
+    orders = DEFAULT_ORDERS if args.orders is None else args.orders
+    curves = pair_curves(mechanism, args.scores, args.neighbour, sensitivity=sensitivity,
+                         monotonic=args.monotonic, eps_prime=args.eps_prime, orders=orders)
+    bound = bound or proven_bound(mechanism)
+    if args.plot:
+        _plot(args, curves, bound, f"{args.mechanism}, eps = {args.eps:g}")
+    payload = {"mechanism": args.mechanism, "eps": args.eps, **_curves_payload(curves),
+               "plot": None if args.plot is None else str(args.plot)}
+
+    def render(p: dict) -> str:
+        orders_shown = [(a, d) for a, d in zip(p["renyi"]["orders"], p["renyi"]["divergence"])
+                        if a in (1.0, 2.0, 4.0, 8.0, math.inf)
+                        or len(p["renyi"]["orders"]) <= 12]
+        renyi = text_table(["order", "Renyi divergence"], orders_shown)
+        return (_render_curves(p) + "\n" + renyi
+                + (f"\nplot written to {p['plot']}" if p["plot"] else ""))
+
+    emit(args, payload, render)
+    return 0
+
+
+def _bound_payload(worst) -> dict | None:
+    bound = worst.bound
+    if bound is None:
+        return None
+    return {"kind": bound.kind, "source": bound.source, "max_loss": bound.max_loss,
+            "zcdp_rho": bound.zcdp_rho, "delta": bound.delta(worst.curves.eps_prime),
+            "value": worst.bound_value}
+
+
+def run_worst(args: argparse.Namespace) -> int:
+    from optmech.validation import InvalidArgumentError
+
+    if not 2 <= args.n <= MAX_N:
+        raise InvalidArgumentError("--n", args.n, f"an integer in [2, {MAX_N}]")
+    if args.starts < 0:
+        raise InvalidArgumentError("--starts", args.starts, "an integer >= 0")
+    mechanism, bound, sensitivity = _mechanism(args, args.n)
+    if args.mechanism == "lattice":
+        worst = _worst_lattice(args, mechanism, bound)
+    else:
+        from optmech.privacy.worst import worst_pair
+
+        worst = worst_pair(mechanism, args.n, objective=args.objective, at=args.at,
+                           sensitivity=sensitivity, monotonic=args.monotonic,
+                           depth=args.depth, starts=args.starts, iterations=args.iterations,
+                           rng=args.seed, eps_prime=args.eps_prime, bound=bound,
+                           name=args.mechanism)
+    if args.plot:
+        _plot(args, worst.curves, worst.bound, f"worst pair found: {args.mechanism}, n = "
+                                               f"{args.n}, eps = {args.eps:g}")
+    payload = {"mechanism": args.mechanism, "eps": args.eps, "n": args.n,
+               "objective": args.objective, "at": worst.at, "value": worst.value,
+               **_curves_payload(worst.curves), "bound": _bound_payload(worst),
+               "method": worst.method, "pairs_evaluated": worst.pairs_evaluated,
+               "plot": None if args.plot is None else str(args.plot)}
+
+    def render(p: dict) -> str:
+        b = p["bound"]
+        bracket = (f"{p['objective']}: worst found {p['value']:.10g}, proven bound "
+                   + (f"{b['value']:.10g} ({b['source']})" if b else "none known"))
+        return (bracket + "\n" + _render_curves(p) + f"\nsearch: {p['method']}; "
+                f"{p['pairs_evaluated']} pairs evaluated"
+                + (f"\nplot written to {p['plot']}" if p["plot"] else ""))
+
+    emit(args, payload, render)
+    return 0
+
+
+def _worst_lattice(args, mechanism, bound):
+    """Every pair of the lattice: each class representative ``q`` and each ``q + z``,
+    ``z`` in ``{-1, +1}^n`` (sensitivity 1), that stays within depth ``k``."""
+    from optmech.privacy.worst import worst_over_pairs
+    from optmech.resources import require_memory
+
+    classes = mechanism.optimum.classes
+    require_memory(16.0 * classes.num_classes * 2 ** args.n * args.n, "--n", args.n)
+    scores = classes.scores(np.arange(classes.num_classes))
+    moves = np.array(np.meshgrid(*[[-1.0, 1.0]] * args.n, indexing="ij")).reshape(args.n, -1).T
+    q = np.repeat(scores, len(moves), axis=0)
+    other = q + np.tile(moves, (len(scores), 1))
+    depth = (other.max(axis=1, keepdims=True) - other).max(axis=1) / 2.0
+    keep = np.abs(depth - np.rint(depth)) < 1e-9
+    keep &= depth <= args.k + 1e-9
+    return worst_over_pairs(mechanism, q[keep], other[keep], objective=args.objective,
+                            at=args.at, eps_prime=args.eps_prime, bound=bound, name="lattice",
+                            method=f"every pair of the 2Delta-lattice of depth {args.k}")
+
+
+def run_referee(args: argparse.Namespace) -> int:
+    from optmech.privacy.claims import referee
+    from optmech.privacy.report import render as render_markdown
+
+    results = referee(quick=args.quick, only=args.only)
+    if args.markdown and not args.json:
+        print(render_markdown(results), end="")
+        return 0
+    payload = {"claims": [{
+        "id": r.id, "source": str(r.source), "quote": r.source.quote, "claim": r.claim,
+        "verdict": r.verdict, "evidence": r.evidence, "consistent": r.consistent,
+        "counterexample": None if r.counterexample is None else {
+            "mechanism": r.counterexample.mechanism, "eps": r.counterexample.eps,
+            "scores": list(r.counterexample.scores),
+            "neighbour": list(r.counterexample.neighbour),
+            "figure": r.counterexample.figure, "claimed": r.counterexample.claimed,
+            "value": r.counterexample.value, "value_mpmath": r.counterexample.value_mpmath,
+            "count": r.counterexample.count}} for r in results]}
+
+    def render(p: dict) -> str:
+        return text_table(["id", "verdict", "consistent"],
+                          [(c["id"], c["verdict"], "yes" if c["consistent"] else "NO")
+                           for c in p["claims"]])
+
+    emit(args, payload, render)
+    return 0 if all(r.consistent for r in results) else 1

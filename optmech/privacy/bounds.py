@@ -1,0 +1,193 @@
+"""Proven upper bounds on a mechanism's privacy curves, with their sources.
+
+Two guarantees cover every mechanism here; each bounds every pair of neighbouring inputs.
+
+**Pure ε-DP** (every mechanism: PF, EM, report-noisy-max, randomised response, the GEM
+family, the optimal lattice mechanism).  The likelihood ratio ``z = P_r / Q_r`` of every
+output lies in ``[e^-ε, e^ε]`` and has mean ``E_Q z = 1``.  Any divergence ``E_Q f(z)`` with
+``f`` convex (the hockey-stick ``f(z) = max(0, z - e^eps')``, Rényi's ``z^alpha``) is at most
+its value when ``z`` takes only the two end values (Jensen, on the randomised rounding of
+``z`` to the ends): the binary randomised-response pair ``(e^ε, 1) / (1 + e^ε)`` against
+``(1, e^ε) / (1 + e^ε)``.  So
+
+    delta(eps') <= (e^ε - e^eps') / (1 + e^ε)    for 0 <= eps' <= ε,
+    D_alpha <= ε - log((1 + e^-ε) / (1 + e^(-(2 alpha - 1) ε))) / (alpha - 1),
+
+the privacy region of randomised response (Kairouz, Oh and Viswanath, *The composition
+theorem for differential privacy*, arXiv:1311.0776, Section 2) and the Rényi bound of Bun and
+Steinke's Proposition 3.3 argument (*Concentrated differential privacy: simplifications,
+extensions, and lower bounds*, arXiv:1605.02065; sharp form: T. Steinke, *Sharp RDP & zCDP
+from pure DP*, differentialprivacy.org, 2024, Theorem 4).  The zCDP bound is the certified
+sup over ``alpha`` of that Rényi curve (:func:`~optmech.privacy.divergences.zcdp_rho_bound`),
+at most ``ε^2 / 2`` (Bun and Steinke, Proposition 3.3).
+
+**ε-bounded range** (the exponential mechanism and report-noisy-max with Gumbel noise: Dong,
+Durfee and Rogers, *Optimal differential privacy composition for exponential mechanisms*,
+arXiv:1909.13830, Proposition 2; the notion is from Durfee and Rogers, arXiv:1905.04273).  For
+each pair the losses lie in some ``[t - ε, t]``, so ``z`` lies in ``[e^(t-ε), e^t]`` and the
+same Jensen step makes the binary pair with losses exactly ``t`` and ``t - ε`` the worst for
+that ``t``: ``delta_t(eps') = (1 - e^(t-ε)) (1 - e^(eps'-t)) / (1 - e^-ε)``, largest at ``t =
+(ε + eps') / 2``, so
+
+    delta(eps') <= (1 - e^(-(ε - eps')/2))^2 / (1 - e^-ε)    for 0 <= eps' <= ε,
+
+attained by the exponential mechanism on two candidates (it realises every ``t``).  The
+largest KL divergence of such a binary pair is ``u - 1 - log u`` with ``u = ε / (e^ε - 1)`` (at
+``e^t = 1/u``), and Hoeffding's lemma on the loss (range ε) gives ``(alpha - 1) D_alpha <=
+(alpha - 1) KL + (alpha - 1)^2 ε^2 / 8``, so ``D_alpha <= min(u - 1 - log u + (alpha - 1)
+ε^2 / 8, ε)``; ``rho <= ε^2 / 8`` (Cesar and Rogers, *Bounding, concentrating, and
+truncating: unifying privacy loss composition for data analytics*, arXiv:2004.07223, Lemma
+3.2).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from optmech.privacy.divergences import DEFAULT_ORDERS, check_grid, zcdp_rho_bound
+from optmech.selection.mechanisms import (
+    ExponentialMechanism,
+    PmfMechanism,
+    PrivacyGuarantee,
+    ReportNoisyMax,
+)
+from optmech.validation import check_nonnegative
+
+__all__ = ["BOUNDED_RANGE", "PURE_DP", "ProvenBound", "bounded_range_delta",
+           "bounded_range_renyi", "proven_bound", "randomised_response_delta",
+           "randomised_response_renyi"]
+
+PURE_DP = "pure-dp"
+BOUNDED_RANGE = "bounded-range"
+
+_PURE_SOURCE = ("pure eps-DP: randomised response dominates every eps-DP pair (Kairouz, Oh & "
+                "Viswanath, arXiv:1311.0776, Section 2; Bun & Steinke, arXiv:1605.02065, "
+                "Proposition 3.3); rho: certified sup of its Renyi curve, <= eps^2/2")
+_RANGE_SOURCE = ("eps-bounded range (Dong, Durfee & Rogers, arXiv:1909.13830, Proposition 2): "
+                 "delta from the binary pair with losses (eps + eps')/2 and (eps' - eps)/2; "
+                 "Renyi by Hoeffding's lemma; rho <= eps^2/8 (Cesar & Rogers, "
+                 "arXiv:2004.07223, Lemma 3.2)")
+
+
+def _eps_prime(eps_prime) -> np.ndarray:
+    return check_grid(eps_prime, "eps_prime", 0.0, finite=True)
+
+
+def randomised_response_delta(epsilon: float, eps_prime) -> np.ndarray:
+    """``(e^ε - e^eps') / (1 + e^ε)`` (0 beyond ``eps' = ε``): the largest ``delta(eps')`` of
+    any ε-DP pair."""
+    epsilon = check_nonnegative(epsilon, "epsilon")
+    gap = np.minimum(_eps_prime(eps_prime) - epsilon, 0.0)
+    return np.maximum(-np.expm1(gap), 0.0) / (1.0 + math.exp(-epsilon))   # never -0.0
+
+
+def bounded_range_delta(epsilon: float, eps_prime) -> np.ndarray:
+    """``(1 - e^(-(ε - eps')/2))^2 / (1 - e^-ε)`` (0 beyond ``eps' = ε``): the largest
+    ``delta(eps')`` of any ε-bounded-range pair."""
+    epsilon = check_nonnegative(epsilon, "epsilon")
+    if epsilon == 0:
+        return np.zeros(_eps_prime(eps_prime).shape)
+    half = np.minimum(_eps_prime(eps_prime) - epsilon, 0.0) / 2.0
+    return np.expm1(half) ** 2 / -math.expm1(-epsilon)
+
+
+def _orders(orders) -> np.ndarray:
+    return check_grid(orders, "orders", 1.0)
+
+
+def randomised_response_renyi(epsilon: float, orders) -> np.ndarray:
+    """``D_alpha`` of the binary randomised-response pair: the largest of any ε-DP pair
+    (``alpha = 1``: ``ε tanh(ε/2)``; ``inf``: ``ε``)."""
+    epsilon = check_nonnegative(epsilon, "epsilon")
+    out = []
+    for a in _orders(orders):
+        if math.isinf(a) or epsilon == 0:
+            out.append(epsilon)
+        elif a == 1.0:
+            out.append(epsilon * math.tanh(epsilon / 2))
+        else:
+            out.append(epsilon - (math.log1p(math.exp(-epsilon))
+                                  - math.log1p(math.exp(-(2 * a - 1) * epsilon))) / (a - 1))
+    return np.array(out)
+
+
+def bounded_range_kl(epsilon: float) -> float:
+    """``u - 1 - log u`` with ``u = ε / (e^ε - 1)``: the largest KL divergence of an
+    ε-bounded-range pair."""
+    epsilon = check_nonnegative(epsilon, "epsilon")
+    if epsilon == 0:
+        return 0.0
+    u = epsilon / math.expm1(epsilon)
+    # u - 1 - log u = (u - 1)^2 / 2 - ...: log1p keeps the digits when u is near 1
+    return (u - 1.0) - math.log1p(u - 1.0)
+
+
+def bounded_range_renyi(epsilon: float, orders) -> np.ndarray:
+    """``min(u - 1 - log u + (alpha - 1) ε^2 / 8, ε)``: an upper bound on ``D_alpha`` of any
+    ε-bounded-range pair (exact at ``alpha = 1``)."""
+    kl = bounded_range_kl(epsilon)
+    grid = _orders(orders)
+    with np.errstate(invalid="ignore"):
+        value = kl + (grid - 1.0) * epsilon ** 2 / 8.0
+    return np.where(np.isinf(grid), epsilon, np.minimum(value, epsilon))
+
+
+@dataclass(frozen=True)
+class ProvenBound:
+    """A proven upper bound on every pair's curves, from a mechanism's guarantee."""
+
+    #: ``"pure-dp"`` or ``"bounded-range"``.
+    kind: str
+    #: The ε of the guarantee.
+    epsilon: float
+    #: Where the bound is proved (papers and their theorem numbers).
+    source: str
+
+    @property
+    def max_loss(self) -> float:
+        """Every pair's largest ``|log(P_r / Q_r)|`` is at most ε."""
+        return self.epsilon
+
+    @property
+    def zcdp_rho(self) -> float:
+        """``rho``: ``ε^2 / 8`` (bounded range), the certified sup over ``alpha`` of the
+        randomised-response Rényi curve (pure DP)."""
+        if self.kind == BOUNDED_RANGE:
+            return self.epsilon ** 2 / 8.0
+        curve = randomised_response_renyi(self.epsilon, DEFAULT_ORDERS)
+        return float(min(zcdp_rho_bound(curve, DEFAULT_ORDERS, self.epsilon),
+                         self.epsilon ** 2 / 2.0))
+
+    def delta(self, eps_prime) -> np.ndarray:
+        """The bound on ``delta(eps')``."""
+        if self.kind == BOUNDED_RANGE:
+            return bounded_range_delta(self.epsilon, eps_prime)
+        return randomised_response_delta(self.epsilon, eps_prime)
+
+    def renyi(self, orders) -> np.ndarray:
+        """The bound on ``D_alpha``."""
+        if self.kind == BOUNDED_RANGE:
+            return bounded_range_renyi(self.epsilon, orders)
+        return randomised_response_renyi(self.epsilon, orders)
+
+
+def proven_bound(mechanism) -> ProvenBound | None:
+    """The bound a mechanism's guarantee proves: bounded range for the exponential mechanism
+    and report-noisy-max with Gumbel noise, pure ε-DP for any other mechanism whose
+    ``privacy`` is a pure ε-DP :class:`~optmech.selection.mechanisms.PrivacyGuarantee`
+    (its statement cites the proof); None for a mechanism with no proven guarantee (a
+    :class:`~optmech.selection.mechanisms.PmfMechanism`'s declared ε is not a proof)."""
+    if isinstance(mechanism, ExponentialMechanism) or (
+            isinstance(mechanism, ReportNoisyMax) and mechanism.noise == "gumbel"):
+        return ProvenBound(BOUNDED_RANGE, mechanism.epsilon, _RANGE_SOURCE)
+    if isinstance(mechanism, PmfMechanism):
+        return None
+    guarantee = getattr(mechanism, "privacy", None)
+    if isinstance(guarantee, PrivacyGuarantee) and guarantee.delta == 0:
+        source = _PURE_SOURCE + (f"; eps-DP: {guarantee.statement}" if guarantee.statement
+                                 else "")
+        return ProvenBound(PURE_DP, guarantee.epsilon, source)
+    return None

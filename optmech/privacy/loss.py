@@ -1,0 +1,151 @@
+"""The privacy loss distribution of a mechanism on one pair of neighbouring score vectors.
+
+For a mechanism ``M``, scores ``q`` and a neighbour ``q'`` (every score moves by at most its
+sensitivity: ``|q_r - q'_r| <= Δ_r``; with ``monotonic=True`` all in one direction), the pair
+of output distributions ``P = M(q)`` and ``Q = M(q')`` is all there is to the privacy of that
+pair.  Its privacy loss distribution is the ``n`` log-ratios ``L_r = log(P_r / Q_r)`` with
+their probabilities ``P_r`` (the direction ``P`` against ``Q``), and ``-L_r`` with ``Q_r``
+(the other direction).  :class:`LossDistribution` keeps the two log-pmfs, from which
+:mod:`optmech.privacy.divergences` computes every curve.
+
+The mechanism is anything with a ``logpmf(scores)`` or a ``pmf(scores)`` method (the
+mechanisms of :mod:`optmech.selection`, a heterogeneous mechanism with its sensitivities
+bound, the optimal lattice mechanism), taken by duck typing.  ``logpmf`` is preferred: it is
+finite where a probability underflows to 0 (the permute-and-flip and exponential-mechanism
+log-pmfs of :mod:`optmech.selection` are), so the losses stay exact beyond 1e-308.  A
+``pmf`` is used through its logarithm (an output it gives probability 0 has loss
+``±inf``).  Each output is checked: ``n`` log-probabilities whose probabilities sum to 1
+within 1e-9.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from lp_models.display import Tabular
+from optmech.selection.mechanisms import SelectionMechanism
+from optmech.validation import InvalidArgumentError, as_real_array, check_scores
+
+__all__ = ["LossDistribution", "check_neighbours", "log_probabilities", "loss_distribution",
+           "sensitivities"]
+
+# Scores and neighbour may differ by Δ plus this much relative slack (decimal inputs such as
+# 1.1 - 0.9 round to 0.20000000000000007).
+NEIGHBOUR_SLACK = 1e-12
+
+
+@dataclass(frozen=True)
+class LossDistribution(Tabular):
+    """The output distributions of one mechanism on a pair of neighbouring score vectors.
+
+    ``losses`` are ``log(P_r / Q_r)`` (``inf`` where only ``P`` can produce ``r``);
+    :meth:`reversed` swaps the two directions.  ``to_frame()`` is one row per output.
+    """
+
+    #: The score vector ``q``.
+    scores: np.ndarray = field(repr=False)
+    #: The neighbouring score vector ``q'``.
+    neighbour: np.ndarray = field(repr=False)
+    #: ``log Pr[M(q) = r]`` for each output ``r`` (``-inf`` for probability 0).
+    log_p: np.ndarray = field(repr=False)
+    #: ``log Pr[M(q') = r]`` for each output ``r``.
+    log_q: np.ndarray = field(repr=False)
+
+    @property
+    def losses(self) -> np.ndarray:
+        """``L_r = log(P_r / Q_r)`` (``-inf`` where ``P_r = 0``, ``inf`` where only
+        ``Q_r = 0``)."""
+        with np.errstate(invalid="ignore"):
+            loss = self.log_p - self.log_q
+        return np.where(np.isneginf(self.log_p), -np.inf, loss)
+
+    def reversed(self) -> "LossDistribution":
+        """The same pair in the other direction (``q'`` against ``q``)."""
+        return LossDistribution(self.neighbour, self.scores, self.log_q, self.log_p)
+
+    def records(self) -> list[dict]:
+        return [{"output": r, "score": float(self.scores[r]),
+                 "neighbour_score": float(self.neighbour[r]),
+                 "probability": float(np.exp(self.log_p[r])),
+                 "neighbour_probability": float(np.exp(self.log_q[r])),
+                 "loss": float(loss)} for r, loss in enumerate(self.losses)]
+
+
+def sensitivities(n: int, sensitivity) -> np.ndarray:
+    """One sensitivity per candidate from one number or ``n`` numbers (finite, >= 0, at least
+    one > 0)."""
+    allowed = "finite numbers >= 0, at least one > 0 (one, or one per candidate)"
+    values = as_real_array(sensitivity, "sensitivity", allowed)
+    if values.ndim > 1 or values.size not in (1, n):
+        raise InvalidArgumentError("sensitivity", sensitivity, allowed)
+    delta = np.broadcast_to(values, (n,)).astype(float)
+    if not (np.isfinite(delta).all() and (delta >= 0).all() and delta.max() > 0):
+        raise InvalidArgumentError("sensitivity", sensitivity, allowed)
+    return delta
+
+
+def check_neighbours(scores, neighbour, sensitivity=1.0, monotonic: bool = False
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """``(q, q')`` as float arrays, refused unless ``|q_r - q'_r| <= Δ_r`` for every ``r``
+    (with a relative slack of 1e-12 for decimal rounding) and, when ``monotonic``, all
+    differences share a sign."""
+    q = check_scores(scores, "scores")
+    other = check_scores(neighbour, "neighbour")
+    if other.shape != q.shape:
+        raise InvalidArgumentError("neighbour", neighbour, f"{q.size} scores, like --scores")
+    delta = sensitivities(q.size, sensitivity)
+    move = other - q
+    slack = NEIGHBOUR_SLACK * np.maximum(delta, np.maximum(np.abs(q), np.abs(other)))
+    if not (np.abs(move) <= delta + slack).all():
+        r = int(np.argmax(np.abs(move) - delta))
+        raise InvalidArgumentError("neighbour", neighbour,
+                                   f"scores within the sensitivity of --scores (candidate {r} "
+                                   f"moves by {abs(move[r]):g} > {delta[r]:g})")
+    if monotonic and (move > 0).any() and (move < 0).any():
+        raise InvalidArgumentError("neighbour", neighbour, "a neighbour whose scores all "
+                                   "move in one direction (--monotonic)")
+    return q, other
+
+
+def log_probabilities(mechanism, rows: np.ndarray) -> np.ndarray:
+    """``log Pr[M(row) = r]`` for each row of score vectors (shape ``(m, n)``), from the
+    mechanism's ``logpmf`` (a batch call where it takes one) or the log of its ``pmf``;
+    checked to be log-probabilities summing to 1 within 1e-9."""
+    rows = np.atleast_2d(np.asarray(rows, dtype=float))
+    logpmf = getattr(mechanism, "logpmf", None)
+    pmf = getattr(mechanism, "pmf", None)
+    if not callable(logpmf) and not callable(pmf):
+        raise InvalidArgumentError("mechanism", mechanism,
+                                   "an object with a logpmf(scores) or pmf(scores) method")
+    with np.errstate(divide="ignore"):
+        if isinstance(mechanism, SelectionMechanism):        # takes a 2-D batch
+            out = np.asarray(mechanism.logpmf(rows), dtype=float)
+        elif callable(logpmf):
+            out = np.array([np.asarray(logpmf(row), dtype=float) for row in rows])
+        else:
+            out = np.log(np.array([np.asarray(pmf(row), dtype=float) for row in rows]))
+    _check_log_pmf(out, rows, mechanism)
+    return out
+
+
+def _check_log_pmf(out: np.ndarray, rows: np.ndarray, mechanism) -> None:
+    name = getattr(mechanism, "name", None) or type(mechanism).__name__
+    if out.shape != rows.shape or np.isnan(out).any() or (out > 1e-12).any():
+        raise InvalidArgumentError("mechanism", name, "a pmf with one probability per "
+                                   "candidate, each in [0, 1]")
+    top = out.max(axis=1, keepdims=True)
+    total = np.exp(out - top).sum(axis=1) * np.exp(top[:, 0])
+    if not (np.abs(total - 1.0) <= 1e-9).all():
+        raise InvalidArgumentError("mechanism", name, "a pmf whose probabilities sum to 1 "
+                                   "(within 1e-9)")
+
+
+def loss_distribution(mechanism, scores, neighbour, sensitivity=1.0,
+                      monotonic: bool = False) -> LossDistribution:
+    """The privacy loss distribution of ``mechanism`` on the pair ``(scores, neighbour)``,
+    refused unless they are neighbours for ``sensitivity`` (:func:`check_neighbours`)."""
+    q, other = check_neighbours(scores, neighbour, sensitivity, monotonic)
+    logs = log_probabilities(mechanism, np.stack([q, other]))
+    return LossDistribution(q, other, np.minimum(logs[0], 0.0), np.minimum(logs[1], 0.0))

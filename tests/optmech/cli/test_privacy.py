@@ -1,0 +1,111 @@
+"""``optmech privacy``: each action as a user runs it (a table, --json, --plot), the values
+it prints checked against the API and closed forms, bad input one line with exit status 2,
+the ends of the documented ranges, and the mechanisms the CLI builds for the area (the
+heterogeneous GEM family, the optimal lattice mechanism)."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from optmech.privacy.accountants import laplace_delta
+from optmech.privacy.bounds import bounded_range_kl
+from tests.cli_helpers import run_cli, run_cli_error, without_status
+
+
+def _json(capsys, *argv):
+    code, out, err = run_cli(capsys, *argv, "--json", "--quiet")
+    assert code == 0 and without_status(err) == [], err
+    return json.loads(out)
+
+
+def test_pair_prints_the_curves_of_the_issue_example(capsys):
+    doc = _json(capsys, "privacy", "pair", "--mechanism", "pf", "--eps", "2", "--scores",
+                "0,0", "--neighbour", "1,-1", "--eps-prime", "0,1", "--orders", "1,2,inf")
+    assert doc["max_loss"] == pytest.approx(2.0)
+    p, q = np.array([0.5, 0.5]), np.array([1 - math.exp(-2) / 2, math.exp(-2) / 2])
+    assert doc["renyi"]["divergence"][1] == pytest.approx(math.log((p ** 2 / q).sum()),
+                                                          rel=1e-13)
+    assert doc["renyi"]["orders"][2] == {"unbounded": True}
+    assert doc["delta"]["delta"][0] == pytest.approx(np.abs(p - q).sum() / 2, rel=1e-13)
+    assert doc["zcdp_rho"] > 2 ** 2 / 8
+
+
+def test_pair_table_and_plot(capsys, tmp_path):
+    plot = tmp_path / "curve.png"
+    code, out, err = run_cli(capsys, "privacy", "pair", "--mechanism", "rnm-laplace", "--eps",
+                             "1", "--scores", "0,-1", "--neighbour", "1,-2", "--plot",
+                             str(plot), "--quiet")
+    assert code == 0 and "delta(eps')" in out and plot.stat().st_size > 1000
+
+
+def test_worst_finds_the_largest_em_kl_with_its_bound(capsys):
+    doc = _json(capsys, "privacy", "worst", "--mechanism", "em", "--eps", "1", "--n", "2",
+                "--objective", "renyi", "--at", "1", "--depth", "2", "--starts", "1",
+                "--iterations", "30")
+    assert doc["value"] == pytest.approx(bounded_range_kl(1.0), rel=1e-9)
+    assert doc["bound"]["kind"] == "bounded-range" and doc["bound"]["value"] >= doc["value"]
+    scores, neighbour = np.array(doc["scores"]), np.array(doc["neighbour"])
+    assert np.abs(scores - neighbour).max() <= 1 + 1e-12
+
+
+def test_worst_of_the_optimal_lattice_mechanism(capsys):
+    doc = _json(capsys, "privacy", "worst", "--mechanism", "lattice", "--k", "2", "--eps",
+                "0.5", "--n", "3", "--objective", "max_loss")
+    assert doc["value"] <= 0.5 * (1 + 1e-7) and doc["bound"]["kind"] == "pure-dp"
+    assert doc["method"].startswith("every pair of the 2Delta-lattice")
+
+
+def test_heterogeneous_mechanism_with_its_sensitivities(capsys):
+    doc = _json(capsys, "privacy", "pair", "--mechanism", "gem", "--eps", "1", "--scores",
+                "0,-1,-2", "--neighbour", "0.5,-2,-1.5", "--sensitivity", "1,1,0.5")
+    assert doc["max_loss"] <= 1.0 + 1e-12
+
+
+def test_permute_and_flip_delta_equals_laplace_on_two_candidates(capsys):
+    doc = _json(capsys, "privacy", "pair", "--mechanism", "pf", "--eps", "1", "--scores",
+                "0,-0.5", "--neighbour", "-1,0.5", "--eps-prime", "0.5")
+    assert doc["delta"]["delta"][0] == pytest.approx(laplace_delta(1.0, [0.5])[0], rel=1e-13)
+
+
+def test_referee_table_and_markdown(capsys):
+    code, out, _ = run_cli(capsys, "privacy", "referee", "--only",
+                           "dp-accounting.rdp.em-count", "--quiet")
+    assert code == 0 and "refuted" in out
+    code, out, _ = run_cli(capsys, "privacy", "referee", "--only",
+                           "dp-accounting.rdp.em-count", "--markdown", "--quiet")
+    assert code == 0 and out.startswith("# The accountants' claims")
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["pair", "--mechanism", "pf", "--eps", "1", "--scores", "0,0", "--neighbour", "2,0"],
+     "--neighbour"),
+    (["pair", "--mechanism", "pf", "--eps", "0", "--scores", "0,0", "--neighbour", "1,0"],
+     "--eps"),
+    (["pair", "--mechanism", "pf", "--eps", "1", "--scores", "0,0", "--neighbour", "1,0",
+      "--orders", "0.5"], "--orders"),
+    (["pair", "--mechanism", "lattice", "--eps", "1", "--scores", "0,-1", "--neighbour",
+      "1,-2"], "--k"),
+    (["worst", "--mechanism", "em", "--eps", "1", "--n", "1"], "--n"),
+    (["worst", "--mechanism", "em", "--eps", "1", "--n", "201"], "--n"),
+    (["worst", "--mechanism", "em", "--eps", "1", "--n", "3", "--objective", "tv"],
+     "--objective"),
+    (["worst", "--mechanism", "rnm-laplace", "--eps", "1", "--n", "50", "--max-work", "1s"],
+     "--n"),
+    (["referee", "--only", "nope"], "--only"),
+])
+def test_bad_input_is_one_line_naming_the_option(capsys, argv, option):
+    code, out, err = run_cli_error(capsys, "privacy", *argv)
+    assert code == 2 and out == ""
+    lines = without_status(err)
+    assert len(lines) == 1 and option in lines[0], err
+
+
+def test_ends_of_the_documented_ranges(capsys):
+    doc = _json(capsys, "privacy", "worst", "--mechanism", "pf", "--eps", "1", "--n", "2",
+                "--depth", "1", "--starts", "0", "--iterations", "1")
+    assert doc["n"] == 2 and doc["pairs_evaluated"] >= 1
+    doc = _json(capsys, "privacy", "pair", "--mechanism", "uniform", "--eps", "1e-9",
+                "--scores", "0,0", "--neighbour", "1,1")
+    assert doc["max_loss"] == 0.0 and doc["zcdp_rho"] == 0.0

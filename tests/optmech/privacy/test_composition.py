@@ -1,0 +1,76 @@
+"""Exact composition against brute force: the k-fold product distributions enumerated over
+all n^k output sequences (itertools.product) give the same delta curve and Rényi divergence
+as the count-vector summary; Rényi divergence adds up over runs; two different pairs."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from optmech.privacy.composition import compose, composition_size, count_vectors, product
+from optmech.privacy.divergences import hockey_stick, renyi
+from optmech.privacy.loss import loss_distribution
+from optmech.resources import memory_budget
+from optmech.selection.mechanisms import make_mechanism
+from optmech.validation import InvalidArgumentError
+
+EPS_PRIME = [0.0, 0.5, 1.5, 3.0]
+
+
+def _single(name="pf", scores=(0.0, -0.5, -2.0), neighbour=(-1.0, 0.5, -1.0)):
+    return loss_distribution(make_mechanism(name, 1.0), scores, neighbour)
+
+
+def _brute(first, second=None, k=None):
+    """Every output sequence of the product, with its probability under P and Q."""
+    parts = [first] * k if second is None else [first, second]
+    sequences = itertools.product(*[range(p.log_p.size) for p in parts])
+    p, q = [], []
+    for seq in sequences:
+        p.append(math.prod(math.exp(part.log_p[r]) for part, r in zip(parts, seq)))
+        q.append(math.prod(math.exp(part.log_q[r]) for part, r in zip(parts, seq)))
+    return np.log(p), np.log(q)
+
+
+def _curves(log_p, log_q):
+    both = np.stack([log_p, log_q]), np.stack([log_q, log_p])
+    return (hockey_stick(*both, EPS_PRIME).max(axis=0),
+            renyi(*both, [1.0, 2.0, 5.0]).max(axis=0))
+
+
+@pytest.mark.parametrize("k", [1, 2, 4])
+def test_composition_matches_brute_force_products(k):
+    single = _single()
+    composed = compose(single, k)
+    assert composed.log_p.size == composition_size(3, k)
+    ours = _curves(composed.log_p, composed.log_q)
+    brute = _curves(*_brute(single, k=k))
+    np.testing.assert_allclose(ours[0], brute[0], rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(ours[1], brute[1], rtol=1e-12)
+
+
+def test_renyi_divergence_adds_up_over_runs():
+    single = _single("em")
+    orders = [1.0, 1.5, 3.0]
+    one = renyi(single.log_p, single.log_q, orders)
+    ten = compose(single, 10)
+    np.testing.assert_allclose(renyi(ten.log_p, ten.log_q, orders), 10 * one, rtol=1e-12)
+    assert np.exp(ten.log_p).sum() == pytest.approx(1.0, abs=1e-13)
+
+
+def test_product_of_two_different_pairs():
+    a, b = _single("pf"), _single("em", (0.0, -1.0), (1.0, -2.0))
+    ours = _curves(product(a, b).log_p, product(a, b).log_q)
+    brute = _curves(*_brute(a, b))
+    np.testing.assert_allclose(ours[0], brute[0], rtol=1e-12, atol=1e-300)
+
+
+def test_count_vectors_are_every_composition_once():
+    rows = count_vectors(3, 4)
+    assert (rows.sum(axis=1) == 4).all() and len({tuple(r) for r in rows}) == len(rows) == 15
+
+
+def test_memory_is_refused_up_front():
+    with memory_budget(10_000), pytest.raises(InvalidArgumentError, match="k"):
+        compose(_single(), 40)
