@@ -26,8 +26,8 @@ __all__ = ["AREA_SECONDS", "AreaRun", "areas", "coverage_section", "render_repor
 #: CPU seconds of each area's ``run`` (quick, full): upper estimates, about three times the
 #: CPU time measured on a loaded 2-core machine (``--quick`` about 15 s an area).
 AREA_SECONDS = {"beyond": (60, 300), "data": (30, 120), "heterogeneous": (60, 300),
-                "lattice": (60, 300), "multiselect": (60, 300), "secretary": (90, 300),
-                "selection": (60, 300)}
+                "lattice": (60, 300), "multiselect": (60, 300), "privacy": (45, 300),
+                "secretary": (90, 300), "selection": (60, 300), "topk": (30, 300)}
 
 
 def areas() -> list[str]:
