@@ -326,7 +326,7 @@ def run_scenario(scen: Scenario, epsilons, trials: int = 100, mechanisms=MECHANI
     deterministic scenario (1-3) is evaluated once, whatever ``trials`` says.  One cell
     per ε runs through :func:`optmech.sweep.run_sweep` (``workers``, ``dask_scheduler``,
     ``cache_dir``); every executor gives the same numbers.  ``mechanisms``: names of
-    :data:`~optmech.heterogeneous.MECHANISM_NAMES`, or a dict ``{label: name}`` whose labels
+    ``optmech.heterogeneous.MECHANISM_NAMES``, or a dict ``{label: name}`` whose labels
     name the points (:func:`~optmech.selection.mechanisms.labelled_mechanisms`).
     """
     epsilons = [check_finite(e, "epsilons") for e in np.atleast_1d(epsilons)]

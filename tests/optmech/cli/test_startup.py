@@ -21,7 +21,8 @@ with contextlib.redirect_stdout(io.StringIO()) as out:
         code = stop.code
 print(json.dumps({{"code": code, "out": out.getvalue(),
                    "heavy": sorted(({{m.split(".")[0] for m in sys.modules}} | set(sys.modules))
-                            & set({heavy!r}))}}))
+                            & set({heavy!r})),
+                  "cli": sorted(m for m in sys.modules if m.startswith("optmech.cli."))}}))
 """
 
 
@@ -39,11 +40,28 @@ print(json.dumps({{"code": code, "out": out.getvalue(),
     ["select", "pmf", "--mechanism", "pf", "--scores", "0", "--eps", "-1"],   # bad input
 ])
 def test_light_commands_import_no_heavy_module(argv):
-    done = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv, heavy=HEAVY)],
-                          capture_output=True, text=True, timeout=60)
-    result = json.loads(done.stdout.splitlines()[-1])
+    result = _probe(argv)
     assert result["code"] in (0, 2)
     assert result["heavy"] == [], f"{argv} imported {result['heavy']}"
+
+
+def _probe(argv):
+    done = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv, heavy=HEAVY)],
+                          capture_output=True, text=True, timeout=60)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_a_command_registers_only_its_own_area():
+    """``optmech select ...`` builds the parser of ``select`` alone (the other areas' CLI
+    modules and what they import stay unloaded); ``--help`` lists every command."""
+    result = _probe(["select", "pmf", "--mechanism", "pf", "--scores", "0,-1", "--eps", "1"])
+    assert result["code"] == 0
+    assert result["cli"] == ["optmech.cli._common", "optmech.cli.select"]
+    result = _probe(["--help"])
+    assert {"optmech.cli.lattice", "optmech.cli.select", "optmech.cli.reproduce"} <= \
+        set(result["cli"])
+    listed = {line.split()[0] for line in result["out"].splitlines() if line.startswith("    ")}
+    assert {"bench", "data", "lattice", "proofs", "reproduce", "select"} <= listed
 
 
 def test_version(capsys):
