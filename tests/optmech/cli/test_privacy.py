@@ -12,12 +12,31 @@ import pytest
 from optmech.privacy.accountants import laplace_delta
 from optmech.privacy.bounds import bounded_range_kl
 from tests.cli_helpers import run_cli, run_cli_error, without_status
+from tests.optmech.cli.test_reference import REFERENCE, _section
+
+ENVELOPE = {"optmech_version", "schema"}
+
+
+def _keys(value) -> set[str]:
+    """Every key of a JSON document, at any depth."""
+    if isinstance(value, dict):
+        return set(value).union(*(_keys(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_keys(v) for v in value))
+    return set()
 
 
 def _json(capsys, *argv):
+    """The parsed --json output, after checking that docs/cli.md lists every key it has
+    under the command's heading (the envelope keys are documented once, above)."""
     code, out, err = run_cli(capsys, *argv, "--json", "--quiet")
     assert code == 0 and without_status(err) == [], err
-    return json.loads(out)
+    doc = json.loads(out)
+    section = _section(REFERENCE.read_text(), f"optmech {argv[0]} {argv[1]}")
+    for key in _keys(doc) - ENVELOPE:
+        assert f'"{key}"' in section, f"optmech {argv[0]} {argv[1]}: JSON key {key!r} " \
+                                      "is not documented in docs/cli.md"
+    return doc
 
 
 def test_pair_prints_the_curves_of_the_issue_example(capsys):
@@ -67,6 +86,15 @@ def test_permute_and_flip_delta_equals_laplace_on_two_candidates(capsys):
     doc = _json(capsys, "privacy", "pair", "--mechanism", "pf", "--eps", "1", "--scores",
                 "0,-0.5", "--neighbour", "-1,0.5", "--eps-prime", "0.5")
     assert doc["delta"]["delta"][0] == pytest.approx(laplace_delta(1.0, [0.5])[0], rel=1e-13)
+
+
+def test_referee_json_refutation(capsys):
+    doc = _json(capsys, "privacy", "referee", "--only", "dp-accounting.rdp.em-count")
+    (claim,) = doc["claims"]
+    example = claim["counterexample"]
+    assert claim["verdict"] == "refuted" and claim["consistent"]
+    assert min(example["value"], example["value_mpmath"]) > example["claimed"]
+    assert example["count"] == 10 and example["mechanism"] == "em"
 
 
 def test_referee_table_and_markdown(capsys):
