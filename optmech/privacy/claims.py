@@ -485,7 +485,9 @@ def claims() -> tuple[Claim, ...]:
               "mechanism's PLD.", "holds", _em_rr),
         Claim("opendp.issue-2911.pf-zcdp",
               Source("OpenDP", "issue #2911 (2026-08-26, closed), reported against 0.15.1",
-                     "make_noisy_max with zero_concentrated_divergence",
+                     "make_noisy_max with zero_concentrated_divergence (issue title: "
+                     "'Report noisy max uses four times more privacy budget than claimed "
+                     "under zCDP')",
                      "it declares a rho budget of eps^2/8 with zero-concentrated divergence. "
                      "... permute-and-flip is only eps-DP, not eps-BR."),
               "A noisy max that samples permute-and-flip with scale 2 Delta/eps is "
