@@ -12,8 +12,8 @@ Rows:
 * worst found against proven bound (``new``): the largest max loss, ``delta(eps/2)`` and zCDP
   ``rho`` found over pairs of neighbouring score vectors
   (:func:`~optmech.privacy.worst.worst_pair`, depth-3 grid and local search), beside the
-  bound of the mechanism's guarantee.  Quick: EM, PF and report-noisy-max with Laplace noise at eps = 1, n = 2, 3;
-  full: six mechanisms at eps = 0.5, 1, 2 and n = 2, 3, 5.
+  bound of the mechanism's guarantee.  Quick: EM, PF and report-noisy-max with Laplace
+  noise at eps = 1, n = 2, 3; full: six mechanisms at eps = 0.5, 1, 2 and n = 2, 3, 5.
 * the figure ``privacy_delta_curves.png``: ``delta(eps')`` of the worst pairs of EM, PF and
   report-noisy-max with Laplace noise (eps = 1, n = 3) and the two proven bounds.
 """

@@ -1,7 +1,8 @@
 """``optmech privacy``: each action as a user runs it (a table, --json, --plot), the values
 it prints checked against the API and closed forms, bad input one line with exit status 2,
-the ends of the documented ranges, and the mechanisms the CLI builds for the area (the
-heterogeneous GEM family, the optimal lattice mechanism)."""
+the ends of the documented ranges, every JSON key documented in docs/cli.md, and the curves
+of the mechanisms the CLI builds for the area (the heterogeneous GEM family, the optimal
+lattice mechanism) against the divergences' definitions at 60 digits."""
 
 import json
 import math
@@ -12,12 +13,32 @@ import pytest
 from optmech.privacy.accountants import laplace_delta
 from optmech.privacy.bounds import bounded_range_kl
 from tests.cli_helpers import run_cli, run_cli_error, without_status
+from tests.optmech.cli.test_reference import REFERENCE, _section
+from tests.optmech.privacy.references import delta_reference, renyi_reference
+
+ENVELOPE = {"optmech_version", "schema"}
+
+
+def _keys(value) -> set[str]:
+    """Every key of a JSON document, at any depth."""
+    if isinstance(value, dict):
+        return set(value).union(*(_keys(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_keys(v) for v in value))
+    return set()
 
 
 def _json(capsys, *argv):
+    """The parsed --json output, after checking that docs/cli.md lists every key it has
+    under the command's heading (the envelope keys are documented once, above)."""
     code, out, err = run_cli(capsys, *argv, "--json", "--quiet")
     assert code == 0 and without_status(err) == [], err
-    return json.loads(out)
+    doc = json.loads(out)
+    section = _section(REFERENCE.read_text(), f"optmech {argv[0]} {argv[1]}")
+    for key in _keys(doc) - ENVELOPE:
+        assert f'"{key}"' in section, f"optmech {argv[0]} {argv[1]}: JSON key {key!r} " \
+                                      "is not documented in docs/cli.md"
+    return doc
 
 
 def test_pair_prints_the_curves_of_the_issue_example(capsys):
@@ -57,16 +78,59 @@ def test_worst_of_the_optimal_lattice_mechanism(capsys):
     assert doc["method"].startswith("every pair of the 2Delta-lattice")
 
 
-def test_heterogeneous_mechanism_with_its_sensitivities(capsys):
-    doc = _json(capsys, "privacy", "pair", "--mechanism", "gem", "--eps", "1", "--scores",
-                "0,-1,-2", "--neighbour", "0.5,-2,-1.5", "--sensitivity", "1,1,0.5")
-    assert doc["max_loss"] <= 1.0 + 1e-12
+def _pmf_of(name, eps, scores, sensitivity):
+    """The pmf the CLI hands to the area, built here from the owning area's API."""
+    if name == "lattice":
+        from optmech.lattice.optimum import solve_lattice
+
+        return solve_lattice(len(scores), 2, eps).mechanism().pmf(np.array(scores))
+    from optmech.heterogeneous import make_heterogeneous
+
+    return make_heterogeneous(name, eps).pmf(np.array(scores), np.array(sensitivity))
+
+
+@pytest.mark.parametrize("name, scores, neighbour, sensitivity", [
+    ("gem", [0.0, -1.0, -2.0], [0.5, -2.0, -1.5], [1.0, 1.0, 0.5]),
+    ("mgem", [0.0, -1.0, -2.0], [-1.0, 0.0, -2.5], [1.0, 1.0, 0.5]),
+    ("lattice", [0.0, 0.0, -2.0], [1.0, -1.0, -1.0], [1.0, 1.0, 1.0]),
+])
+def test_curves_of_the_mechanisms_the_cli_builds_match_their_definitions(
+        capsys, name, scores, neighbour, sensitivity):
+    """The heterogeneous GEM family and the optimal lattice mechanism: every curve the CLI
+    prints against the divergences' definitions at 60 digits on the pmfs of their own areas
+    (whose tests check the pmfs)."""
+    eps, orders, grid = 1.0, [1.0, 2.0, 8.0], [0.0, 0.5]
+    extra = [] if name == "lattice" else ["--sensitivity", ",".join(map(str, sensitivity))]
+    doc = _json(capsys, "privacy", "pair", "--mechanism", name, "--eps", str(eps),
+                *(["--k", "2"] if name == "lattice" else []), *extra,
+                "--scores", ",".join(map(str, scores)),
+                "--neighbour", ",".join(map(str, neighbour)),
+                "--orders", ",".join(map(str, orders)), "--eps-prime", "0,0.5")
+    lp = np.log(_pmf_of(name, eps, scores, sensitivity)).tolist()
+    lq = np.log(_pmf_of(name, eps, neighbour, sensitivity)).tolist()
+    for a, value in zip(orders, doc["renyi"]["divergence"]):
+        reference = max(renyi_reference(lp, lq, a), renyi_reference(lq, lp, a))
+        assert value == pytest.approx(float(reference), rel=1e-12, abs=1e-15), (name, a)
+    for e, value in zip(grid, doc["delta"]["delta"]):
+        reference = max(delta_reference(lp, lq, e), delta_reference(lq, lp, e))
+        assert value == pytest.approx(float(reference), rel=1e-12, abs=1e-15), (name, e)
+    loss = max(abs(x - y) for x, y in zip(lp, lq))
+    assert doc["max_loss"] == pytest.approx(loss, rel=1e-12) and loss <= eps * (1 + 1e-9)
 
 
 def test_permute_and_flip_delta_equals_laplace_on_two_candidates(capsys):
     doc = _json(capsys, "privacy", "pair", "--mechanism", "pf", "--eps", "1", "--scores",
                 "0,-0.5", "--neighbour", "-1,0.5", "--eps-prime", "0.5")
     assert doc["delta"]["delta"][0] == pytest.approx(laplace_delta(1.0, [0.5])[0], rel=1e-13)
+
+
+def test_referee_json_refutation(capsys):
+    doc = _json(capsys, "privacy", "referee", "--only", "dp-accounting.rdp.em-count")
+    (claim,) = doc["claims"]
+    example = claim["counterexample"]
+    assert claim["verdict"] == "refuted" and claim["consistent"]
+    assert min(example["value"], example["value_mpmath"]) > example["claimed"]
+    assert example["count"] == 10 and example["mechanism"] == "em"
 
 
 def test_referee_table_and_markdown(capsys):

@@ -114,11 +114,12 @@ def test_equal_distributions_have_zero_divergences():
 
 
 def test_certified_rho_bound_brackets_the_sup_over_a_fine_grid():
-    """The certified bound is at least the sup of D_alpha / alpha over 20,000 orders (a
-    brute-force maximum) and within 1 % of the grid's value."""
+    """The certified bound is at least the sup of D_alpha / alpha over 4,000 orders (a
+    brute-force maximum, 16 times denser than the grid) and within 1 % of the grid's
+    value."""
     _, (lp, lq) = _cases()[5]
     both = np.stack([lp, lq]), np.stack([lq, lp])
-    fine = 1.0 + np.geomspace(1e-5, 1e4, 20_000)
+    fine = 1.0 + np.geomspace(1e-5, 1e4, 4_000)
     brute = (renyi(*both, fine) / fine).max()
     divergence = renyi(*both, DEFAULT_ORDERS)
     lower = zcdp_rho(divergence, DEFAULT_ORDERS).max()
