@@ -67,12 +67,23 @@ def fail_usage(message: str) -> None:
     raise SystemExit(2)
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, except that the example closing a ``--help`` page (an epilog
+    starting ``example: ``) is never wrapped: it stays one line a user can copy."""
+
+    def _fill_text(self, text, width, indent):
+        if text.startswith("example: "):
+            return indent + text
+        return super()._fill_text(text, width, indent)
+
+
 class OneLineParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors are one line on stderr (no usage block), that
     reads ``--scores -1,0,2`` and ``--scores=-1,0,2`` alike (argparse would take a value
     starting with ``-`` that is not a plain number for an option), and that takes options
     only as spelt in full (``allow_abbrev=False``: ``--jso`` is not ``--json``; every
-    sub-command's parser is of this class, so the rule holds at every depth).
+    sub-command's parser is of this class, so the rule holds at every depth), and whose
+    closing example is one unbroken line.
 
     Every option's value is converted under
     :func:`~optmech.validation.refuse_overflow`: a value whose own arithmetic overflows a
@@ -82,6 +93,7 @@ class OneLineParser(argparse.ArgumentParser):
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", _HelpFormatter)
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = _NEGATIVE_VALUE
 

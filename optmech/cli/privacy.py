@@ -29,6 +29,7 @@ from optmech.cli._common import (
     positive_int,
     seed,
 )
+from optmech.resources import Estimate
 from optmech.selection.mechanisms import MECHANISMS
 from optmech.tables import text_table
 from optmech.unbounded import unbounded_if_infinite
@@ -39,10 +40,9 @@ OBJECTIVES = ("zcdp_rho", "max_loss", "delta", "renyi")
 MAX_N = 200
 
 EPILOG_PAIR = ("example: optmech privacy pair --mechanism pf --eps 2 --scores 0,0 "
-               "--neighbour 1,-1 --json")
+               "--neighbour 1,-1")
 EPILOG_WORST = "example: optmech privacy worst --mechanism em --eps 1 --n 3 --json"
-EPILOG_REFEREE = ("example: optmech privacy referee --quick --json; "
-                  "optmech privacy referee --markdown > docs/accountants.md")
+EPILOG_REFEREE = "example: optmech privacy referee --quick --json"
 
 
 def _numbers(minimum: float, strict: bool, what: str, infinity: bool = False):
@@ -65,8 +65,9 @@ _sensitivity = _numbers(0.0, True, "sensitivities")
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mechanism", required=True, type=names(ALL_MECHANISMS),
-                        metavar="{" + ",".join(ALL_MECHANISMS) + "}",
-                        help="the mechanism (rnm-laplace spells rnm_laplace too)")
+                        metavar="NAME",
+                        help="the mechanism: " + ", ".join(ALL_MECHANISMS)
+                             + " (rnm-laplace spells rnm_laplace too)")
     parser.add_argument("--eps", required=True, type=positive_float, help="epsilon > 0")
     parser.add_argument("--sensitivity", type=_sensitivity, default=None,
                         help="score sensitivity Δ > 0 (default 1); one per candidate for "
@@ -102,7 +103,7 @@ def register(subparsers) -> None:
     pair.add_argument("--orders", type=_orders, default=None, metavar="LIST",
                       help="Renyi orders >= 1, inf allowed (default: 1, 240 orders in "
                            "(1, 10001], inf)")
-    pair.set_defaults(func=run_pair)
+    pair.set_defaults(func=run_pair, estimate=estimate_pair)
     worst = actions.add_parser(
         "worst", help="the worst pair found, beside the proven bound", epilog=EPILOG_WORST,
         description="Search the pairs of neighbouring score vectors on n candidates for the "
@@ -124,7 +125,7 @@ def register(subparsers) -> None:
     worst.add_argument("--iterations", type=positive_int, default=60,
                        help="L-BFGS-B iterations per start (default 60)")
     worst.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
-    worst.set_defaults(func=run_worst)
+    worst.set_defaults(func=run_worst, estimate=estimate_worst)
     referee = actions.add_parser(
         "referee", help="verdicts on the accountants' claims", epilog=EPILOG_REFEREE,
         description="Each registered claim of a privacy library about a selection "
@@ -138,7 +139,62 @@ def register(subparsers) -> None:
     referee.add_argument("--markdown", action="store_true",
                          help="print docs/accountants.md instead of a table")
     add_json_flag(referee)
-    referee.set_defaults(func=run_referee)
+    referee.set_defaults(func=run_referee, estimate=estimate_referee)
+
+
+# CPU seconds of `privacy pair` per candidate: about 3 times the 6e-5 to 8e-5 measured at
+# n = 10^4 (pf, em, rnm_laplace, rr; load 6); the referee's claims, quick and full: about
+# 3 times the 3.5 and 12.6 CPU s measured at a load of 6.
+SECONDS_PER_CANDIDATE = 2e-4
+REFEREE_SECONDS = (10.0, 30.0)
+
+
+def estimate_pair(args: argparse.Namespace) -> Estimate:
+    """Linear in the candidates; the lattice mechanism adds its LP (``--n``, ``--k``)."""
+    n = len(args.scores)
+    work = Estimate(SECONDS_PER_CANDIDATE * n, 200.0 * n, "--scores", f"{n} scores")
+    return work + _lattice_estimate(args, n) if args.mechanism == "lattice" else work
+
+
+def estimate_worst(args: argparse.Namespace) -> Estimate:
+    """The search's own estimate (:func:`optmech.privacy.worst.search_estimate`); the
+    lattice mechanism: its LP and every pair of its lattice."""
+    _check_n(args)
+    if args.mechanism == "lattice":
+        return _lattice_estimate(args, args.n)
+    from optmech.privacy.worst import search_estimate
+
+    mechanism, _, sensitivity = _mechanism(args, args.n)
+    return search_estimate(mechanism, args.n, depth=args.depth, starts=max(args.starts, 0),
+                           iterations=args.iterations, sensitivity=sensitivity,
+                           monotonic=args.monotonic).renamed("--n")
+
+
+def estimate_referee(args: argparse.Namespace) -> Estimate:
+    """The claims' checks: about 13 CPU s in all (a third with ``--quick``)."""
+    seconds = REFEREE_SECONDS[0 if args.quick else 1]
+    share = 1.0 if args.only is None else min(1.0, 0.5 * len(args.only))
+    return Estimate(seconds * share, 2**28, "--only", args.only)
+
+
+def _lattice_estimate(args, n: int) -> Estimate:
+    """The optimal lattice mechanism's LP (:func:`optmech.lattice.inputs.lattice_estimate`)
+    and its table of pairs, ``2^n`` moves per class."""
+    from optmech.lattice.inputs import lattice_estimate
+
+    k = args.k or 1
+    work = lattice_estimate(max(n, 2), k, "lp") + lattice_estimate(max(n, 2), k)
+    return (work + Estimate(0.0, 16.0 * math.comb(n + k, k) * 2 ** n * n, "--n", n)
+            ).renamed("--n, --k")
+
+
+def _check_n(args) -> None:
+    from optmech.validation import InvalidArgumentError
+
+    if not 2 <= args.n <= MAX_N:
+        raise InvalidArgumentError("--n", args.n, f"an integer in [2, {MAX_N}]")
+    if args.starts < 0:
+        raise InvalidArgumentError("--starts", args.starts, "an integer >= 0")
 
 
 class _BoundSensitivities:
@@ -268,12 +324,7 @@ def _bound_payload(worst) -> dict | None:
 
 
 def run_worst(args: argparse.Namespace) -> int:
-    from optmech.validation import InvalidArgumentError
-
-    if not 2 <= args.n <= MAX_N:
-        raise InvalidArgumentError("--n", args.n, f"an integer in [2, {MAX_N}]")
-    if args.starts < 0:
-        raise InvalidArgumentError("--starts", args.starts, "an integer >= 0")
+    _check_n(args)
     mechanism, bound, sensitivity = _mechanism(args, args.n)
     if args.mechanism == "lattice":
         worst = _worst_lattice(args, mechanism, bound)

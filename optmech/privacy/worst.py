@@ -22,8 +22,9 @@ The search maximises one objective (``zcdp_rho``: ``max D_alpha / alpha`` over
   random starts (seeded), over scores in ``[-span, span]`` (first candidate at 0) and moves
   ``|d_r| <= Δ_r``; gradients by central differences, all of one step evaluated in one batch.
 
-Costs are estimated from the number of pmf evaluations before the search starts and refused
-beyond the work budget (:func:`~optmech.resources.require_work`).
+Costs are estimated from the number of pmf evaluations before the search starts
+(:func:`search_estimate`, what ``optmech privacy worst`` checks before it runs) and refused
+beyond the work and memory budgets (:func:`~optmech.resources.require`).
 """
 
 from __future__ import annotations
@@ -40,12 +41,12 @@ from optmech.privacy.curves import PairCurves, curves_of, default_eps_prime
 from optmech.privacy.divergences import DEFAULT_ORDERS, hockey_stick, max_loss, renyi
 from optmech.privacy.loss import LossDistribution, log_probabilities, sensitivities
 from optmech.progress import progress
-from optmech.resources import require_memory, require_work
+from optmech.resources import Estimate, require
 from optmech.selection.mechanisms import ReportNoisyMax, SelectionMechanism
 from optmech.validation import InvalidArgumentError, check_choice, check_integer, check_rng
 
 __all__ = ["OBJECTIVES", "SEARCH_ORDERS", "WorstPair", "pair_objective", "search_cost",
-           "worst_over_pairs", "worst_pair"]
+           "search_estimate", "worst_over_pairs", "worst_pair"]
 
 OBJECTIVES = ("zcdp_rho", "max_loss", "delta", "renyi")
 #: Orders of the search's zCDP objective (the reported curves use the full default grid).
@@ -212,6 +213,51 @@ def _grid_size(n: int, depth: int, monotonic: bool, symmetric: bool) -> int:
     return sets * (depth + 1) ** (n - 1) * moves ** n
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What a search will evaluate: the neighbour relation and the grid."""
+
+    n: int
+    delta: np.ndarray
+    monotonic: bool
+    symmetric: bool
+    grid_size: int
+    exhaustive: bool
+
+    def estimate(self, mechanism, starts: int, polish: int, iterations: int) -> Estimate:
+        """CPU seconds (:func:`search_cost`) and the grid's memory, naming ``n``."""
+        local_starts = starts + (polish if self.exhaustive else 0)
+        grid = self.grid_size if self.exhaustive else 0
+        return Estimate(search_cost(mechanism, self.n, grid, local_starts, iterations),
+                        48.0 * self.n * grid, "n", self.n)
+
+
+def _plan(mechanism, n: int, depth: int, sensitivity, monotonic, exhaustive_limit: int
+          ) -> _Plan:
+    """The search's plan; ``sensitivity`` and ``monotonic`` default to the mechanism's."""
+    if sensitivity is None:
+        sensitivity = getattr(mechanism, "sensitivity", 1.0)
+    if monotonic is None:
+        monotonic = bool(getattr(mechanism, "monotonic", False))
+    delta = sensitivities(n, sensitivity)
+    symmetric = (isinstance(mechanism, SelectionMechanism)
+                 and bool(np.all(delta == float(delta.max()))))
+    grid_size = _grid_size(n, depth, monotonic, symmetric)
+    return _Plan(n, delta, monotonic, symmetric, grid_size, grid_size <= exhaustive_limit)
+
+
+def search_estimate(mechanism, n: int, *, depth: int = 4, starts: int = 4, polish: int = 3,
+                    iterations: int = 60, sensitivity=None, monotonic: bool | None = None,
+                    exhaustive_limit: int = 200_000) -> Estimate:
+    """The work and memory :func:`worst_pair` with these arguments needs (an
+    :class:`~optmech.resources.Estimate` naming ``n``), before any of it; what
+    :func:`worst_pair` refuses beyond the budgets."""
+    n = check_integer(n, "n", minimum=2, maximum=10_000)
+    depth = check_integer(depth, "depth", minimum=1, maximum=64)
+    return _plan(mechanism, n, depth, sensitivity, monotonic, exhaustive_limit).estimate(
+        mechanism, starts, polish, iterations)
+
+
 def search_cost(mechanism, n: int, grid_pairs: int, starts: int, iterations: int) -> float:
     """Estimated CPU seconds of a search: pmf rows times the measured cost per row."""
     per_row = _SECONDS_PER_ROW[_cost_class(mechanism)] * max(n, 1) ** (
@@ -343,24 +389,15 @@ def worst_pair(mechanism, n: int, *, objective: str = "zcdp_rho", at: float | No
     generator = check_rng(rng)
     epsilon = getattr(mechanism, "epsilon", None)
     at = _objective_parameter(objective, at, epsilon)
-    if sensitivity is None:
-        sensitivity = getattr(mechanism, "sensitivity", 1.0)
-    if monotonic is None:
-        monotonic = bool(getattr(mechanism, "monotonic", False))
-    delta = sensitivities(n, sensitivity)
+    plan = _plan(mechanism, n, depth, sensitivity, monotonic, exhaustive_limit)
+    delta, monotonic, symmetric = plan.delta, plan.monotonic, plan.symmetric
+    grid_size, exhaustive = plan.grid_size, plan.exhaustive
     unit = float(delta.max())
     if span is None:
         span = max(depth * unit, 40.0 * unit / epsilon if epsilon else 8.0 * depth * unit)
     if not (math.isfinite(span) and span > 0):
         raise InvalidArgumentError("span", span, "a number > 0")
-    symmetric = isinstance(mechanism, SelectionMechanism) and bool(np.all(delta == unit))
-    grid_size = _grid_size(n, depth, monotonic, symmetric)
-    exhaustive = grid_size <= exhaustive_limit
-    local_starts = starts + (polish if exhaustive else 0)
-    require_memory(48.0 * n * min(grid_size, exhaustive_limit) if exhaustive else 0.0,
-                   "n", n)
-    require_work(search_cost(mechanism, n, grid_size if exhaustive else 0, local_starts,
-                             iterations), "n", n)
+    require(plan.estimate(mechanism, starts, polish, iterations))
 
     candidates: list[tuple[float, np.ndarray, np.ndarray]] = []
     evaluated = 0
