@@ -12,8 +12,9 @@ suite never creates or reads the user's own key.
 Expensive results are computed once per test run and shared: :func:`quick_run` (each
 area's quick reproduction) here, ``check`` (each identity's outcome) in
 ``tests/proofs/conftest.py``.  With pytest-xdist each worker has its own session, so the
-tests that use either fixture are kept on one worker (``xdist_group``, with
-``--dist loadgroup`` in ``pyproject.toml``): otherwise both workers would compute them.
+tests that use either fixture are kept on one worker (``xdist_group``; ``-n`` distributes
+by ``loadgroup`` rather than ``load``, set here rather than in ``pyproject.toml`` so that
+``-p no:xdist`` still works): otherwise both workers would compute them.
 
 The ``slow`` marker: tests that repeat, at larger sizes, what faster tests already cover
 (the CLI fuzzing's process-per-input fault classes, Dask cluster failures, the full
@@ -39,6 +40,11 @@ os.environ.setdefault("OPTMECH_CACHE_KEY", os.path.join(_KEY_FOLDER, "cache-key"
 
 # fixture name -> the xdist group of every test that uses it (computed once, on one worker)
 SHARED_FIXTURES = {"quick_run": "reproduce-quick-runs", "check": "identity-checks"}
+
+
+def pytest_configure(config):
+    if getattr(config.option, "dist", None) == "load":     # what -n N sets
+        config.option.dist = "loadgroup"
 
 
 def pytest_collection_modifyitems(items):

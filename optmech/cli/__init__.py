@@ -116,11 +116,25 @@ def _fail(message: str, status: int = 1) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``optmech ARGV``; the exit status (module docstring).  Ctrl-C at any point of
-    the run, from the first import on, is status 130 with one line."""
+    the run, from the first import on, is status 130 with one line.  Run as the program
+    (``argv`` None), Ctrl-C is ignored once the status is known: the interpreter's own
+    teardown after it (freeing the numerical libraries, a tenth of a second or more on a busy
+    machine) restores the default handler, and a Ctrl-C there killed the process by signal
+    after the whole result was printed."""
     try:
-        return _run(argv)
+        status = _run(argv)
     except KeyboardInterrupt:
-        return _interrupted()
+        status = _interrupted()
+    if argv is None:
+        _ignore_interrupts()
+    return status
+
+
+def _ignore_interrupts() -> None:
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:          # not the main thread
+        pass
 
 
 def _interrupted() -> int:

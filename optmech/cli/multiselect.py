@@ -85,8 +85,8 @@ def estimate(args: argparse.Namespace) -> Estimate:
 
 
 def estimate_dilp(args: argparse.Namespace) -> Estimate:
-    """The DILP's size from ``--k`` and ``--grid`` (:func:`optmech.multiselect.dilp.
-    dilp_estimate`)."""
+    """The DILP's size from ``--k`` and ``--grid``
+    (:func:`optmech.multiselect.dilp.dilp_estimate`)."""
     from optmech.multiselect.dilp import dilp_estimate
 
     return dilp_estimate(args.k, args.grid, args.ring, args.method)

@@ -70,7 +70,8 @@ from optmech.validation import (
     check_positive,
 )
 
-__all__ = ["DilpResult", "EPSILON_RANGE", "MAX_COLUMNS", "estimated_seconds", "solve_dilp"]
+__all__ = ["DilpResult", "EPSILON_RANGE", "MAX_COLUMNS", "dilp_estimate", "estimated_seconds",
+           "solve_dilp"]
 
 #: Largest LP (primal columns) :func:`solve_dilp` accepts.
 MAX_COLUMNS = 3_000_000

@@ -69,11 +69,15 @@ def _cache_secret() -> bytes:
         except FileNotFoundError:
             secret = None
         except (_Damaged, OSError) as error:
-            why = error.strerror if isinstance(error, OSError) else str(error)
+            why = (f"it is {error}" if isinstance(error, _Damaged)
+                   else f"it cannot be read: {error.strerror}")
+            # a link or an oversized file may be deleted; never advise deleting a device
+            remedy = ("delete it to have a new one made, or set OPTMECH_CACHE_KEY to another "
+                      "file" if str(error) in ("a symbolic link", "larger than 1024 bytes")
+                      else "set OPTMECH_CACHE_KEY to another file")
             raise InvalidArgumentError(
                 "cache_dir", str(path), f"usable with its signing key file {str(path)!r}, "
-                f"a regular file of 32 to 1024 bytes (it is {why}; delete it to have a new one "
-                "made, or set OPTMECH_CACHE_KEY to another file)") from None
+                f"a regular file of 32 to 1024 bytes ({why}; {remedy})") from None
         if secret is not None:
             if len(secret) < 32:
                 raise InvalidArgumentError("cache_dir", str(path),
@@ -108,12 +112,17 @@ def _read_regular(path: Path, limit: int) -> bytes:
     except OSError as error:
         if error.errno == errno.ENOENT:
             raise
-        what = "a symbolic link" if error.errno == errno.ELOOP else error.strerror
+        what = ("a symbolic link" if error.errno == errno.ELOOP
+                else f"unreadable ({error.strerror})")
         raise _Damaged(what) from None
-    with os.fdopen(handle, "rb") as entry:
-        mode = os.fstat(entry.fileno())
+    try:
+        mode = os.fstat(handle)
         if not stat.S_ISREG(mode.st_mode):
-            raise _Damaged("not a regular file")
+            raise _Damaged("a folder" if stat.S_ISDIR(mode.st_mode) else "not a regular file")
+    except BaseException:
+        os.close(handle)
+        raise
+    with os.fdopen(handle, "rb") as entry:
         if mode.st_size > limit:
             raise _Damaged(f"larger than {limit} bytes")
         data = entry.read(limit + 1)

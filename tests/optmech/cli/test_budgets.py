@@ -69,6 +69,21 @@ def test_options_are_not_abbreviated(capsys, argv):
     assert "unrecognized arguments" in err or "required" in err, err
 
 
+def test_no_parser_at_any_depth_takes_abbreviations():
+    """Every parser the command builds (``optmech``, each area, each action), whoever
+    registers it: ``allow_abbrev`` is off."""
+    def every_parser(parser):
+        yield parser
+        for action in parser._actions:
+            if action.__class__.__name__ == "_SubParsersAction":
+                for child in dict.fromkeys(action.choices.values()):
+                    yield from every_parser(child)
+
+    parsers = list(every_parser(build_parser()))
+    assert len(parsers) > 20
+    assert [p.prog for p in parsers if p.allow_abbrev] == []
+
+
 def test_weights_on_tied_vectors_only_are_refused_naming_weights(capsys):
     """n = 2, k = 1, all weight on the vector (0, 0): every mechanism's weighted error is 0
     and every ratio 0/0 (it exited 1 with a numerical warning)."""

@@ -107,3 +107,22 @@ def test_ctrl_c_while_the_parser_imports_the_commands_is_one_line(capsys, monkey
     assert optmech.cli.main(["select", "pmf"]) == 130
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == "optmech: interrupted\n"
+
+
+def test_ctrl_c_after_the_result_is_ignored_by_the_program(capsys, monkeypatch):
+    """Run as the program, ``main`` ignores Ctrl-C once its status is known: the
+    interpreter's teardown restores the default handler, and a Ctrl-C there killed the
+    process by signal (status -2) after the whole result was printed.  Called with
+    arguments (as a library), it leaves the caller's handler alone."""
+    import optmech.cli
+
+    monkeypatch.setattr(sys, "argv", ["optmech", "select", "pmf", "--mechanism", "em",
+                                      "--scores", "0,-1", "--eps", "1", "--json"])
+    try:
+        assert optmech.cli.main() == 0
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    assert json.loads(capsys.readouterr().out)["schema"] == "optmech.select.pmf/1"
+    assert optmech.cli.main(sys.argv[1:]) == 0
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

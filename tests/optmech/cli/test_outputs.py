@@ -122,3 +122,5 @@ def test_a_cache_key_that_is_not_a_small_regular_file_is_refused_by_name(
     code, out, err = run_cli_error(capsys, *SMALL_SWEEP, "--cache", str(tmp_path / "cache"))
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert "--cache" in err and str(key) in err and "signing key" in err
+    # deleting is advised for what may be deleted, never for a device or a FIFO
+    assert ("delete it" in err) == (kind in ("link", "oversized")), err

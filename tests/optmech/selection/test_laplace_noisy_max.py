@@ -24,6 +24,7 @@ from optmech.data.tasks import get_task
 from optmech.selection.laplace_noisy_max import (
     laplace_level_probabilities,
     laplace_log_cdf_and_hazard,
+    laplace_noisy_max_logpmf,
     laplace_noisy_max_pmf,
 )
 from optmech.selection.mechanisms import ReportNoisyMax
@@ -335,3 +336,40 @@ def test_log_cdf_and_hazard_against_scipy():
     np.testing.assert_allclose(hazard, laplace.pdf(z) / laplace.cdf(z), rtol=1e-14, atol=0)
     # below -708 scipy's cdf is subnormal (its logcdf loses digits, -inf below -745)
     assert laplace_log_cdf_and_hazard(np.array([-1e6]))[0][0] == -1e6 - math.log(2)
+
+
+def tanh_sinh_log_pmf(scores, scale, dps=20) -> list:
+    """``log Pr[r]`` by mpmath's tanh-sinh ``quad`` on the whole line, split at the scores
+    and at distances 2^j from each of them (a stretch hundreds of scales long, split at the
+    scores only, lost four digits of a probability near e^-452)."""
+    with mp.workdps(dps):
+        q = [mp.mpf(float(v)) / float(scale) for v in scores]
+        cdf = lambda z: mp.exp(z) / 2 if z < 0 else 1 - mp.exp(-z) / 2  # noqa: E731
+        points = set(q)
+        for a in set(q):
+            points |= {a + sign * mp.mpf(2) ** j for j in range(0, 11) for sign in (-1, 1)}
+        points = [-mp.inf, *sorted(points), mp.inf]
+        return [mp.log(mp.quad(lambda x, r=r: mp.exp(-abs(x - q[r])) / 2 * mp.fprod(
+            cdf(x - q[s]) for s in range(len(q)) if s != r), points))
+            for r in range(len(q))]
+
+
+def test_log_probabilities_far_below_the_top_against_tanh_sinh():
+    """Two candidates near the top, one 451.5 scales below (probability about 1e-196:
+    the log of the pmf) and one 601.75 below (about 1e-261: the log-space quadrature)."""
+    scores, scale = [3.0, 0.0, -900.0, -1200.5], 2.0
+    ours = laplace_noisy_max_logpmf(np.array(scores), scale)
+    reference = np.array([float(v) for v in tanh_sinh_log_pmf(scores, scale)])
+    assert reference[-1] < math.log(1e-250)
+    np.testing.assert_allclose(ours, reference, rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("gap", [600.0, 2000.0, 32751.5, 1e5])
+@pytest.mark.parametrize("scale", [1e-300, 0.5, 1e300])
+def test_two_candidates_log_closed_form(gap, scale):
+    """``log((2 + g) e^{-g} / 4)`` for the lower candidate, where the probability itself
+    is below the double range or only absolutely accurate."""
+    logs = laplace_noisy_max_logpmf(np.array([0.0, -gap * scale]), scale)
+    exact = float(-mp.mpf(gap) + mp.log(2 + mp.mpf(gap)) - mp.log(4))
+    assert logs[1] == pytest.approx(exact, rel=1e-14)
+    assert abs(logs[0]) <= 1e-14           # log(1 - tiny), as accurate as the pmf

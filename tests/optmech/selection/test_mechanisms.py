@@ -214,3 +214,15 @@ def test_labelled_mechanisms_read_every_collection_the_same_way():
     for bad in (["pf", pf], ["rnm-laplace", "rnm_laplace"]):
         with pytest.raises(InvalidArgumentError, match="mechanisms"):
             labelled_mechanisms(bad)
+
+def test_report_noisy_max_logpmf_far_below_the_top_is_finite():
+    """float16 scores [1, 65504] at epsilon 1 (scale 2): the lower candidate is 32,751.5
+    scales down, log-probability ``-g + log(2 + g) - log 4`` (two-candidate closed form of
+    the difference of two Laplace variables); it was -inf.  Rows of a batch alike."""
+    gap = 65503 / 2
+    exact = -gap + math.log(2 + gap) - math.log(4)
+    mechanism = ReportNoisyMax(1)
+    scores = np.array([1, 65504], dtype=np.float16)
+    assert mechanism.logpmf(scores)[0] == pytest.approx(exact, rel=1e-14)
+    batch = mechanism.logpmf(np.array([[1.0, 65504.0], [65504.0, 1.0]]))
+    assert batch[0, 0] == pytest.approx(exact, rel=1e-14) and batch[1, 1] == batch[0, 0]
