@@ -69,9 +69,11 @@ _TOLERANCES = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_toleranc
 _REFINE_ABOVE = 1e-13
 _REFINE_SCALE = 1e4
 # Memory per nonzero of the LP (the matrix, its copies in HiGHS and the interior point's
-# factors) and CPU seconds per (nonzero)^1.5, measured and rounded up (see topk_lp_size).
+# factors) and CPU seconds per (nonzero)^1.5 of topk_lp_size's bound, measured and rounded
+# up: the solves of benchmarks/topk_lp.py took 0.5e-7 (n = 8, k = 4, T = 2) to 6.4e-7
+# (n = 5, k = 7, T = 3: 573 CPU s, refined) of it, deeper lattices the most.
 _BYTES_PER_NONZERO = 600
-_SECONDS_PER_WORK = 2e-7
+_SECONDS_PER_WORK = 7e-7
 
 
 @dataclass(frozen=True, eq=False, repr=False)
