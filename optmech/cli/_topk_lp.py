@@ -17,10 +17,11 @@ from optmech.cli._common import (
     positive_float,
 )
 from optmech.cli.lattice import at_least
+from optmech.resources import Estimate
 from optmech.tables import text_table
 from optmech.unbounded import unbounded_if_infinite
 
-__all__ = ["add_lp_action", "run_lp"]
+__all__ = ["add_lp_action", "estimate_lp", "run_lp"]
 
 # optmech.topk.TOPK_MECHANISMS, lp_models.topk.CONSTRAINTS and ERRORS, optmech.topk.optimum
 # METHODS (the CLI imports lazily)
@@ -41,7 +42,7 @@ def add_lp_action(actions) -> None:
                     "expected error summed over the lattice, and the optimality ratio of "
                     "each top-k mechanism calibrated for the general relation.  With --top "
                     "1 it is 'lattice solve'.",
-        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EXAMPLE)
     lp.add_argument("--n", required=True, type=at_least(2), help="number of items (>= 2)")
     lp.add_argument("--k", required=True, type=at_least(1),
                     help="depth of the lattice (scores 0, -2, ..., -2k; >= 1)")
@@ -70,7 +71,7 @@ def add_lp_action(actions) -> None:
                     help="write the ratio curves against epsilon to this PNG")
     add_csv_flag(lp)
     add_json_flag(lp)
-    lp.set_defaults(func=run_lp)
+    lp.set_defaults(func=run_lp, estimate=estimate_lp)
 
 
 def _point(optimum, ratios) -> dict:
@@ -84,6 +85,15 @@ def _point(optimum, ratios) -> dict:
             "lattice_epsilon": {r.mechanism: unbounded_if_infinite(r.lattice_epsilon)
                                 for r in ratios},
             "feasible": {r.mechanism: r.feasible for r in ratios}}
+
+
+def estimate_lp(args: argparse.Namespace) -> Estimate:
+    """The LPs of the sweep, from their size
+    (:func:`optmech.topk.optimum.topk_sweep_estimate`)."""
+    from optmech.topk.optimum import topk_sweep_estimate
+
+    return topk_sweep_estimate(args.n, args.k, args.top, args.eps, ordered=not args.subsets,
+                               constraints=args.constraints).renamed("--n, --k, --top")
 
 
 def run_lp(args: argparse.Namespace) -> int:

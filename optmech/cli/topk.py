@@ -17,9 +17,9 @@ from optmech.cli._common import (
 )
 from optmech.cli._topk_lp import add_lp_action
 from optmech.cli.select import finite_scores
-from optmech.resources import require_memory, require_work
+from optmech.resources import Estimate
 from optmech.tables import text_table
-from optmech.topk.enumeration import outcome_count
+from optmech.topk.enumeration import check_top, enumeration_estimate, outcome_count
 from optmech.topk.mechanisms import TOPK_MECHANISMS, make_topk_mechanism
 
 ACTIONS = ("pmf", "error", "sample")
@@ -37,10 +37,9 @@ _SECONDS_PER_INDEX = 1e-6
 # The JSON keys of the error measures (optmech.topk.utilities.MEASURES spells l_1 as "l1")
 KEYS = {"l_inf": "l_inf", "l_1": "l1", "k_relative": "k_relative"}
 _EXAMPLES = {
-    "pmf": "optmech topk pmf --mechanism joint-em --scores 3,1,2,0 --top 2 --eps 1 --json",
+    "pmf": "optmech topk pmf --mechanism joint-em --scores 3,1,2,0 --top 2 --eps 1",
     "error": "optmech topk error --mechanism peel-pf --scores 3,1,2,0 --top 2 --eps 1",
-    "sample": "optmech topk sample --mechanism gumbel --scores 3,1,2,0 --top 2 --eps 1 "
-              "--size 5 --seed 1",
+    "sample": "optmech topk sample --mechanism gumbel --scores 3,1,2 --top 2 --eps 1 --size 5",
 }
 
 
@@ -60,11 +59,11 @@ def register(subparsers) -> None:
     for action, text in helps.items():
         one = actions.add_parser(
             action, help=text, description=text + " of one top-T mechanism on one score "
-            "vector", epilog="example: " + _EXAMPLES[action],
-            formatter_class=argparse.RawDescriptionHelpFormatter)
+            "vector", epilog="example: " + _EXAMPLES[action])
         one.add_argument("--mechanism", required=True, type=names(TOPK_MECHANISMS),
-                         metavar="{" + ",".join(TOPK_MECHANISMS) + "}",
-                         help="the mechanism (peel_em spells peel-em too)")
+                         metavar="NAME",
+                         help="the mechanism: " + ", ".join(TOPK_MECHANISMS)
+                              + " (peel_em spells peel-em too)")
         one.add_argument("--scores", required=True, type=finite_scores,
                          help="comma-separated utilities, e.g. 3,1,2,0")
         one.add_argument("--top", required=True, type=positive_int,
@@ -93,7 +92,7 @@ def register(subparsers) -> None:
                              help="random seed" + (" (Monte Carlo only)" if action == "error"
                                                    else ""))
         add_json_flag(one)
-        one.set_defaults(func=run)
+        one.set_defaults(func=run, estimate=estimate)
     add_lp_action(actions)
 
 
@@ -106,6 +105,29 @@ def _draws(minimum: int):
                                              f"got {text!r}")
         return value
     return parse
+
+
+def estimate(args: argparse.Namespace) -> Estimate:
+    """pmf, and error when exact: the enumeration of every ordered output
+    (:func:`optmech.topk.enumeration.enumeration_estimate`; three measures for error);
+    Monte Carlo errors and samples: linear in the draws."""
+    n = len(args.scores)
+    check_top(args.top, n, "--top")
+    if args.action == "pmf" or (args.action == "error" and _exact(args)):
+        work = enumeration_estimate(n, args.top, argument="--scores, --top")
+        return work + work + work if args.action == "error" else work
+    if args.action == "error":
+        return Estimate(3 * _work(args.draws, n, args.top), 0, "--draws", args.draws)
+    # Printing turns every output into a list of Python ints and a line of text: measured
+    # 2.6 GB for 10^7 pairs (T = 2), so 64 bytes a row and 128 an index, rounded up.
+    return Estimate(_work(args.size, n, args.top), (64 + 128 * args.top) * args.size,
+                    "--size", args.size)
+
+
+def _exact(args) -> bool:
+    """Whether ``error`` enumerates (``--method exact``, or auto on few outputs)."""
+    return args.method == "exact" or (
+        args.method == "auto" and outcome_count(len(args.scores), args.top) <= AUTO_EXACT)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -128,14 +150,10 @@ def _pmf(args, mechanism) -> None:
 
 
 def _error(args, mechanism) -> None:
-    n = len(args.scores)
-    exact = args.method == "exact" or (
-        args.method == "auto" and outcome_count(n, args.top) <= AUTO_EXACT)
-    if exact:
+    if _exact(args):
         payload = {"method": "exact", **{key: mechanism.expected_error(args.scores, measure)
                                          for key, measure in KEYS.items()}}
     else:
-        require_work(3 * _work(args.draws, n, args.top), "--draws", args.draws)
         estimates = {key: mechanism.estimate_error(args.scores, measure, args.draws,
                                                    args.seed)
                      for key, measure in KEYS.items()}
@@ -171,10 +189,6 @@ def _work(draws: int, n: int, top: int) -> float:
 
 
 def _sample(args, mechanism) -> None:
-    # Printing turns every output into a list of Python ints and a line of text: measured
-    # 2.6 GB for 10^7 pairs (T = 2), so 64 bytes a row and 128 an index, rounded up.
-    require_memory((64 + 128 * args.top) * args.size, "--size", args.size)
-    require_work(_work(args.size, len(args.scores), args.top), "--size", args.size)
     draws = mechanism.sample(args.scores, size=args.size, rng=args.seed)
     emit(args, {"samples": draws},
          lambda p: "\n".join(" ".join(map(str, row)) for row in p["samples"].tolist()))

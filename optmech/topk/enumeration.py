@@ -28,10 +28,11 @@ import math
 
 import numpy as np
 
-from optmech.resources import require_memory, require_work
+from optmech.resources import Estimate, require
 from optmech.validation import InvalidArgumentError, check_integer
 
-__all__ = ["MAX_OUTCOMES", "check_top", "outcome_count", "outcomes", "require_enumeration"]
+__all__ = ["MAX_OUTCOMES", "check_top", "enumeration_estimate", "outcome_count", "outcomes",
+           "require_enumeration"]
 
 #: Largest number of outcomes an exact pmf enumerates (e.g. n = 16, T = 6 has 5.8 million
 #: ordered outcomes; n = 30, T = 5 has 17.1 million).
@@ -55,11 +56,11 @@ def outcome_count(n: int, top: int, ordered: bool = True) -> int:
     return math.perm(n, top) if ordered else math.comb(n, top)
 
 
-def require_enumeration(n: int, top: int, rows: int = 1, ordered: bool = True,
-                        argument: str = "scores") -> int:
-    """The number of outcomes of an exact computation on ``rows`` score vectors of ``n``
-    candidates, after refusing (``InvalidArgumentError`` naming ``argument``) one beyond
-    :data:`MAX_OUTCOMES` outcomes or the memory/work budget."""
+def enumeration_estimate(n: int, top: int, rows: int = 1, ordered: bool = True,
+                         argument: str = "scores") -> Estimate:
+    """The CPU seconds and bytes of an exact computation on ``rows`` score vectors of ``n``
+    candidates (module constants), naming ``argument``; one beyond :data:`MAX_OUTCOMES`
+    outcomes is refused (``InvalidArgumentError``)."""
     count = outcome_count(n, top, ordered)
     if count > MAX_OUTCOMES:
         kind = "ordered outcomes" if ordered else "sets"
@@ -68,10 +69,18 @@ def require_enumeration(n: int, top: int, rows: int = 1, ordered: bool = True,
             f"at most {MAX_OUTCOMES} {kind} to enumerate for an exact result (this has "
             f"{count}); use Monte Carlo (estimate_error, sample) for larger sizes")
     cells = count * (n + top) * rows
-    require_memory(_BYTES_PER_CELL * cells + 8 * top * count, argument,
-                   f"{n} candidates, top {top}")
-    require_work(_SECONDS_PER_CELL * cells, argument, f"{n} candidates, top {top}")
-    return count
+    return Estimate(_SECONDS_PER_CELL * cells, _BYTES_PER_CELL * cells + 8 * top * count,
+                    argument, f"{n} candidates, top {top}")
+
+
+def require_enumeration(n: int, top: int, rows: int = 1, ordered: bool = True,
+                        argument: str = "scores") -> int:
+    """The number of outcomes of an exact computation on ``rows`` score vectors of ``n``
+    candidates, after refusing (``InvalidArgumentError`` naming ``argument``) one beyond
+    :data:`MAX_OUTCOMES` outcomes or the memory/work budget
+    (:func:`enumeration_estimate`)."""
+    require(enumeration_estimate(n, top, rows, ordered, argument))
+    return outcome_count(n, top, ordered)
 
 
 @functools.lru_cache(maxsize=16)

@@ -47,7 +47,7 @@ from lp_models.lattice import monotonicity_pairs
 from lp_models.program import LinearProgram, SolverError, dual_objective, solve
 from lp_models.topk import CONSTRAINTS, ERRORS, TopKOrbits, orbit_count, topk_lp, topk_orbits
 from lp_models.topk.model import prefix_marginals, privacy_row_bound
-from optmech.resources import require_memory, require_work
+from optmech.resources import Estimate, require, require_memory
 from optmech.validation import (
     InvalidArgumentError,
     check_choice,
@@ -56,7 +56,7 @@ from optmech.validation import (
 )
 
 __all__ = ["GAP_TOLERANCE", "METHODS", "TopKOptimum", "check_epsilon", "check_topk",
-           "require_topk_sweep", "solve_topk", "topk_lp_size"]
+           "require_topk_sweep", "solve_topk", "topk_lp_size", "topk_sweep_estimate"]
 
 METHODS = ("auto", "simplex", "ipm")
 GAP_TOLERANCE = 1e-7
@@ -246,22 +246,29 @@ def _orbit_table(n: int, k: int, top: int, ordered: bool) -> TopKOrbits:
                                    f"a lattice that fits ({error})") from None
 
 
-def _require_budgets(n, k, top, size, solves: int = 1) -> None:
-    """Refuse ``solves`` LPs whose memory or CPU time, estimated from their size, exceeds
-    the budget."""
+def _lp_estimate(n, k, top, size, solves: int = 1) -> Estimate:
+    """Memory and CPU time of ``solves`` LPs, estimated from their size."""
     _, _, nonzeros = size
-    require_memory(_BYTES_PER_NONZERO * nonzeros, "n, k, top", (n, k, top))
-    require_work(solves * _SECONDS_PER_WORK * nonzeros ** 1.5, "n, k, top", (n, k, top))
+    return Estimate(solves * _SECONDS_PER_WORK * nonzeros ** 1.5,
+                    _BYTES_PER_NONZERO * nonzeros, "n, k, top", (n, k, top))
+
+
+def topk_sweep_estimate(n, k, top, epsilons, ordered: bool = True,
+                        constraints: str = "regular") -> Estimate:
+    """Check every ε of a sweep; the memory and total CPU time of its LPs, estimated from
+    their size (:func:`topk_lp_size`) before the first solve."""
+    n, k, top, ordered = check_topk(n, k, top, ordered, constraints)
+    for epsilon in epsilons:
+        check_epsilon(epsilon, k)
+    return _lp_estimate(n, k, top, topk_lp_size(n, k, top, ordered, constraints),
+                        len(epsilons))
 
 
 def require_topk_sweep(n, k, top, epsilons, ordered: bool = True,
                        constraints: str = "regular") -> None:
-    """Check every ε of a sweep and refuse, before the first solve, a sweep whose memory or
-    total CPU time exceeds the budget."""
-    n, k, top, ordered = check_topk(n, k, top, ordered, constraints)
-    for epsilon in epsilons:
-        check_epsilon(epsilon, k)
-    _require_budgets(n, k, top, topk_lp_size(n, k, top, ordered, constraints), len(epsilons))
+    """Refuse, before the first solve, a sweep whose memory or total CPU time exceeds the
+    budget (:func:`topk_sweep_estimate`)."""
+    require(topk_sweep_estimate(n, k, top, epsilons, ordered, constraints))
 
 
 def _anchor(orbits: TopKOrbits, epsilon: float) -> np.ndarray:
@@ -337,7 +344,7 @@ def solve_topk(n: int, k: int, epsilon: float, top: int, *, ordered: bool = True
     if time_limit is not None:
         time_limit = check_positive(time_limit, "time_limit")
     size = topk_lp_size(n, k, top, ordered, constraints)
-    _require_budgets(n, k, top, size)
+    require(_lp_estimate(n, k, top, size))
     orbits = _orbit_table(n, k, top, ordered)
     lp = topk_lp(n, k, epsilon, top, ordered=ordered, constraints=constraints,
                  objective=objective, scaled=True, orbits=orbits)

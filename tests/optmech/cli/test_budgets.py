@@ -31,6 +31,13 @@ def test_every_command_has_an_estimate():
     (["hetero", "run", "--scenario", "4", "--eps", "0.1:10:20:log"], "--trials"),
     (["multiselect", "dilp", "--k", "2", "--eps", "1", "--ring", "--grid", "400"], "--grid"),
     (["lattice", "bound", "--n", "8", "--k", "8", "--eps", "0.5"], "--n, --k"),
+    (["topk", "sample", "--mechanism", "gumbel", "--scores", "3,1,2", "--top", "2", "--eps",
+      "1", "--size", "10000000"], "--size"),
+    (["topk", "error", "--mechanism", "peel-pf", "--scores", ",".join(map(str, range(12))),
+      "--top", "6", "--eps", "1", "--method", "exact"], "--scores, --top"),
+    (["topk", "lp", "--n", "6", "--k", "8", "--top", "3", "--eps", "1"], "--n, --k, --top"),
+    (["privacy", "worst", "--mechanism", "rnm_laplace", "--eps", "1", "--n", "50"], "--n"),
+    (["privacy", "referee"], "--only"),
 ], ids=lambda value: value if isinstance(value, str) else " ".join(value[:2]))
 def test_large_requests_are_refused_before_any_work(capsys, argv, option):
     # (a memory budget above every estimate here: the refusal is the work's, whatever memory
