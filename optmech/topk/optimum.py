@@ -71,9 +71,10 @@ _REFINE_SCALE = 1e4
 # Memory per nonzero of the LP (the matrix, its copies in HiGHS and the interior point's
 # factors) and CPU seconds per (nonzero)^1.5 of topk_lp_size's bound, measured and rounded
 # up: the solves of benchmarks/topk_lp.py took 0.5e-7 (n = 8, k = 4, T = 2) to 6.4e-7
-# (n = 5, k = 7, T = 3: 573 CPU s, refined) of it, deeper lattices the most.
+# (n = 5, k = 7, T = 3: 573 CPU s, refined) of it, deeper lattices the most, and n = 6,
+# k = 5, T = 3 had not finished after 18 CPU minutes (more than 8.8e-7).
 _BYTES_PER_NONZERO = 600
-_SECONDS_PER_WORK = 7e-7
+_SECONDS_PER_WORK = 1e-6
 
 
 @dataclass(frozen=True, eq=False, repr=False)
