@@ -62,11 +62,9 @@ MODULE_SECONDS = (30.0, 300.0)
 
 def estimate(args: argparse.Namespace) -> Estimate:
     """Each module's share: :data:`MODULE_SECONDS` per module (every module of the
-    checkout's ``benchmarks/`` without ``--only``; 12 when there is no checkout)."""
-    try:
-        modules = len(args.only) or len(_modules(benchmarks_checkout()))
-    except InvalidArgumentError:
-        modules = 12
+    checkout's ``benchmarks/`` without ``--only``).  The checkout and the names are checked
+    here, before any work."""
+    modules = len(_chosen(args))
     return Estimate(MODULE_SECONDS[0 if args.quick else 1] * modules, 2**30, "--only",
                     ",".join(args.only) if args.only else f"all {modules} modules"
                     + ("" if args.quick else " (no --quick)"))
@@ -78,14 +76,21 @@ def _modules(root: Path) -> list[str]:
                   if not p.stem.startswith("_"))
 
 
+def _chosen(args: argparse.Namespace) -> list[str]:
+    """The modules to run (every one without ``--only``), refused when there is no
+    checkout or a name is not one of its modules."""
+    known = _modules(benchmarks_checkout())
+    for name in args.only:
+        if name not in known:
+            raise InvalidArgumentError("--only", name, "one of " + ", ".join(known))
+    return list(args.only) or known
+
+
 def run_bench(args: argparse.Namespace) -> int:
     import subprocess
 
     root = benchmarks_checkout()
-    known = _modules(root)
-    for name in args.only:
-        if name not in known:
-            raise InvalidArgumentError("--only", name, "one of " + ", ".join(known))
+    _chosen(args)
     # run in the checkout: `-m benchmarks` imports the checkout's own package
     command = [sys.executable, "-m", "benchmarks", *(["--quick"] if args.quick else [])]
     for name in args.only:

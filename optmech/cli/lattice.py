@@ -224,7 +224,11 @@ def estimate_solve(args: argparse.Namespace) -> Estimate:
 
 
 def estimate_bound(args: argparse.Namespace) -> Estimate:
-    """One bracket, bounded by ``--time-limit``."""
+    """One bracket, bounded by ``--time-limit`` (the arguments checked first)."""
+    from optmech.lattice.bound import check_bound_arguments
+
+    check_bound_arguments(args.n, args.k, args.eps, args.tol, args.time_limit, args.weighting,
+                          args.constraints)
     return _cell_estimate(max(args.n, 2), max(args.k, 1), args, bound=True)
 
 

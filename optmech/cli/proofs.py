@@ -76,23 +76,34 @@ ALL_CHECKS_SECONDS, CHECK_BYTES = 150.0, 2**30
 
 
 def estimate(args: argparse.Namespace) -> Estimate:
-    """All the identities (``--only``: their share of the whole)."""
+    """All the identities (``--only``: their share of the whole); the names and the files
+    to write are checked here, before any work."""
     from proofs.registry import identities
 
     total = len(identities())
+    _check_names(getattr(args, "only", None))
+    if args.action == "regenerate":
+        output_paths(args.output, args.claims_output)
     chosen = len(set(getattr(args, "only", None) or ())) or total
     return Estimate(ALL_CHECKS_SECONDS * min(chosen, total) / total, CHECK_BYTES, "--only",
                     f"{chosen} identities" if chosen < total else f"all {total} identities")
 
 
-def _run(names: list[str] | None):
-    from proofs.registry import check_one, identities
+def _check_names(names: list[str] | None) -> None:
+    """Refuse an ``--only`` that names no registered identity."""
+    from proofs.registry import identities
 
     known = {i.name for i in identities()}
     for name in names or ():
         if name not in known:
             raise InvalidArgumentError("--only", name, "the name of a registered identity "
                                        "(listed by `optmech proofs check`)")
+
+
+def _run(names: list[str] | None):
+    from proofs.registry import check_one, identities
+
+    _check_names(names)
     chosen = identities(names)
     outcomes, bar = [], progress(chosen, desc="identity")
     for identity in bar:

@@ -82,7 +82,7 @@ from optmech.validation import InvalidArgumentError, check_positive
 
 __all__ = ["DEFAULT_TIME_LIMIT", "DEFAULT_TOL", "FINISH_WIDTH", "MIN_TOL", "LatticeBracket",
            "RatioBands", "bound_cell", "bound_lattice", "bound_sweep", "bound_with_ratios",
-           "bracket_ratios"]
+           "bracket_ratios", "check_bound_arguments"]
 
 DEFAULT_TOL = 1e-4
 # The narrowest relative width a bracket is asked for: its bounds are rounded outwards by a
@@ -197,17 +197,18 @@ def bound_lattice(n: int, k: int, epsilon: float, *, tol: float = DEFAULT_TOL,
     improvement.  Raises
     :class:`SolverError` if a certificate fails (a bug, never expected).
     """
-    n, k, epsilon, tol, time_limit = _check_bound(n, k, epsilon, tol, time_limit, weighting,
-                                                  constraints)
+    n, k, epsilon, tol, time_limit = check_bound_arguments(n, k, epsilon, tol, time_limit,
+                                                           weighting, constraints)
     started = time.perf_counter()
     classes = lattice_table(n, k, "bound")
     return _bound(classes, epsilon, weighting, constraints, tol,
                   None if time_limit is None else started + time_limit, exact, log, started)
 
 
-def _check_bound(n, k, epsilon, tol, time_limit, weighting, constraints):
+def check_bound_arguments(n, k, epsilon, tol, time_limit, weighting, constraints):
     """The arguments of :func:`bound_lattice` checked, a time limit below what building and
-    certifying the bracket takes refused."""
+    certifying the bracket takes refused (``optmech lattice bound`` checks them before any
+    work)."""
     n, k, epsilon = check_lattice(n, k, epsilon, weighting, constraints)
     tol = _check_tol(tol)
     if time_limit is not None:
@@ -348,8 +349,8 @@ def bound_with_ratios(n: int, k: int, epsilon: float, mechanisms=RATIO_MECHANISM
     ``optmech lattice bound`` runs): the mechanisms' exact total errors first, since they
     cannot be cut short (:class:`TimeoutError` when the time limit passes before they are
     done), then the bracket in the time left."""
-    n, k, epsilon, tol, time_limit = _check_bound(n, k, epsilon, tol, time_limit, weighting,
-                                                  constraints)
+    n, k, epsilon, tol, time_limit = check_bound_arguments(n, k, epsilon, tol, time_limit,
+                                                           weighting, constraints)
     started = time.perf_counter()
     deadline = None if time_limit is None else started + time_limit
     classes = lattice_table(n, k, "bound")

@@ -63,10 +63,6 @@ SL = "Shekelyan & Loukides 2022 (arXiv:2201.13376)"
 SL_CODE = f"{SL}, their evaluation (github.com/shekelyan/dptopk eval.py at c4c0c62)"
 GJMR = "Gillenwater et al. 2022 (arXiv:2201.12333)"
 GJMR_CODE = f"{GJMR}, their experiment (google-research dp_topk/run_experiment.py)"
-KEYS = frozenset({"sl-canonical-beats-peeling", "sl-factor-grows-with-k",
-                  "gillenwater-joint-vs-peel-pf"})
-FULL_ONLY_KEYS = frozenset({"sl-factor-grows-with-k"})
-
 SL_DATASETS = ("HEPTH", "INCOME", "MEDCOST", "NETFLIX", "PATENT", "SEARCHLOGS")
 NEW_DATASETS = ("ADULTFRANK",)
 CLASSES = ("TOP", "GREAT", "GOOD")
@@ -74,6 +70,36 @@ SWEEP_TOPS = tuple(range(5, 205, 10))
 SWEEP_EPSILON = 1.0
 SWEEP_MECHANISMS = ("gumbel", "peel-pf", "joint-em", "joint-pf", "canonical-lipschitz")
 MEASURES = {"l_inf": "l_inf error", "l1": "l_1 error", "k_relative": "k-relative error"}
+# (histogram, k) whose bins tie across position k (ADULTFRANK, k = 100: 4014 bins at 0)
+TIED = frozenset({("ADULTFRANK", 100)})
+
+
+def _sl_cells(quick: bool) -> list[tuple[str, int]]:
+    """The (histogram, k) of S&L's comparison."""
+    datasets = ("HEPTH", "SEARCHLOGS") if quick else SL_DATASETS + NEW_DATASETS
+    return [(d, k) for d in datasets for k in ((10,) if quick else (10, 100))]
+
+
+def _sweep_datasets(quick: bool) -> tuple[str, ...]:
+    return ("HEPTH",) if quick else SL_DATASETS + NEW_DATASETS
+
+
+def _keys(quick: bool) -> frozenset[str]:
+    """The rows' keys of a quick or a full run."""
+    keys = {"sl-canonical-beats-peeling", "gillenwater-joint-vs-peel-pf"}
+    if not quick:
+        keys.add("sl-factor-grows-with-k")
+    for name, k in _sl_cells(quick):
+        keys |= ({f"sl-not-evaluated-{name.lower()}-k{k}"} if (name, k) in TIED else
+                 {f"sl-half-epsilon-{name.lower()}-k{k}", f"sl-classes-{name.lower()}-k{k}"})
+    for name in _sweep_datasets(quick):
+        keys |= {f"sweep-median-{m}-{name.lower()}" for m in MEASURES}
+        keys.add(f"sweep-classes-{name.lower()}")
+    return frozenset(keys)
+
+
+KEYS = _keys(quick=False) | _keys(quick=True)
+FULL_ONLY_KEYS = KEYS - _keys(quick=True)
 SL_FIGURE, SWEEP_FIGURE = "topk_sl_classes.png", "topk_gillenwater_sweep.png"
 
 
@@ -182,12 +208,10 @@ def _sl_dataset(name: str, k: int, points: int, draws: dict, seed: int):
 
 
 def _sl_results(quick: bool, out: Path) -> list[Result]:
-    datasets = ("HEPTH", "SEARCHLOGS") if quick else SL_DATASETS + NEW_DATASETS
-    ks = (10,) if quick else (10, 100)
     points = 8 if quick else 14
     draws = {"gumbel": 200} if quick else {"gumbel": 1000, "peel-pf": 400, "joint-em": 400}
     results, figure, factors = [], {}, {}
-    jobs = [(d, k) for d in datasets for k in ks]
+    jobs = _sl_cells(quick)
     for index, (name, k) in enumerate(progress(jobs, desc="S&L classes")):
         where = f"{name}, k = {k}"
         source = SL_CODE if name in SL_DATASETS else "optmech (S&L's evaluation)"
@@ -198,7 +222,8 @@ def _sl_results(quick: bool, out: Path) -> list[Result]:
                 AREA, f"{where}: not evaluated", f"{tied} bins tie at {x[k - 1]:g} across "
                 f"position k: S&L's classes call TOP-k only the first k sorted positions, one "
                 f"of C({tied}, {k - above}) tied top-k sets, so every mechanism's Pr[TOP-k] "
-                "is near 0 whatever epsilon", source=source))
+                "is near 0 whatever epsilon", source=source,
+                key=f"sl-not-evaluated-{name.lower()}-k{k}"))
             continue
         epsilons, curves, top_c, top_p = _sl_dataset(name, k, points, draws, 1000 * index)
         figure[(name, k)] = {m: (epsilons, c[:, 0], c[:, 2]) for m, c in curves.items()}
@@ -206,12 +231,14 @@ def _sl_results(quick: bool, out: Path) -> list[Result]:
         results.append(new_result(
             AREA, f"{where}: epsilon where Pr[TOP-k] = 1/2 (add/remove, exact)",
             f"canonical {top_c:.4g}, peeling EM {top_p:.4g} (peeling needs "
-            f"{top_p / top_c:.3g}x the epsilon)", SL_FIGURE, source))
+            f"{top_p / top_c:.3g}x the epsilon)", SL_FIGURE, source,
+            key=f"sl-half-epsilon-{name.lower()}-k{k}"))
         at = len(epsilons) // 2
         results.append(new_result(
             AREA, f"{where}: Pr[TOP, GREAT, GOOD] at eps = {epsilons[at]:.4g}",
             "; ".join(f"{m}: " + ", ".join(f"{p:.3f}" for p in c[at])
-                      for m, c in curves.items()), SL_FIGURE, source))
+                      for m, c in curves.items()), SL_FIGURE, source,
+            key=f"sl-classes-{name.lower()}-k{k}"))
     theirs = {key: f for key, f in factors.items() if key[0] in SL_DATASETS}
     lagging = [f"{d}, k = {k}" for (d, k), f in theirs.items() if f <= 1]
     results.append(claim_result(
@@ -257,7 +284,7 @@ def _sweep(name: str, tops, trials: int, seed: int):
 
 
 def _sweep_results(quick: bool, out: Path) -> list[Result]:
-    datasets = ("HEPTH",) if quick else SL_DATASETS + NEW_DATASETS
+    datasets = _sweep_datasets(quick)
     tops = (5, 55, 105) if quick else SWEEP_TOPS
     trials = 10 if quick else 50
     results, sweep, wins = [], {}, {m: 0 for m in ("joint-em", "peel-pf")}
@@ -272,13 +299,13 @@ def _sweep_results(quick: bool, out: Path) -> list[Result]:
                 f"add/remove, {trials} trials)",
                 "; ".join(f"{m}: " + "/".join(f"{e[measure][s, 1]:.4g}" for s in shown)
                           for m, e in sweep[name].items()),
-                SWEEP_FIGURE, GJMR_CODE))
+                SWEEP_FIGURE, GJMR_CODE, key=f"sweep-median-{measure}-{name.lower()}"))
         results.append(new_result(
             AREA, f"{name}: S&L's Pr[TOP, GREAT, GOOD] at T = {tops[0]}, eps = "
             f"{SWEEP_EPSILON:g} ({trials} trials)",
             "; ".join(f"{'peel-em' if m == 'gumbel' else m}: "
                       + ", ".join(f"{p:.2f}" for p in c[0]) for m, c in classes.items()),
-            SWEEP_FIGURE, SL_CODE))
+            SWEEP_FIGURE, SL_CODE, key=f"sweep-classes-{name.lower()}"))
         joint = errors["joint-em"]["l_inf"][:, 1]
         peel = errors["peel-pf"]["l_inf"][:, 1]
         wins["joint-em"] += int((joint < peel).sum())

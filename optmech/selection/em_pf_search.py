@@ -198,7 +198,8 @@ def _two_level_family(n: int) -> tuple[float, np.ndarray, int]:
 def estimated_seconds(ns, num_epsilons: int, starts: int) -> float:
     """Upper estimate of the CPU seconds of :func:`search_em_pf_ratio` (module docstring):
     per ``n`` the families, ``0.05 + 2e-6 n^3`` s, and per ``(n, eps)`` and start
-    ``0.2 + 1e-6 n^3`` s."""
+    ``0.2 + 1e-6 n^3`` s.  Each ``n`` is checked (an integer in ``[2, MAX_N]``)."""
+    ns = [check_integer(n, "n", minimum=2, maximum=MAX_N) for n in np.atleast_1d(ns).tolist()]
     return float(sum(0.05 + 2e-6 * n**3 + num_epsilons * max(starts, 1) * (0.2 + 1e-6 * n**3)
                      for n in ns))
 

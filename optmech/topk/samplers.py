@@ -244,7 +244,7 @@ def sample_joint(classes: JointClasses, exponent: float, count: int,
             levels[block] = np.argmax(utility + noise, axis=1)
     entries = np.empty(count, dtype=np.int64)
     ends = np.r_[starts[1:], diff.size]
-    for level in np.unique(levels):
+    for level in np.flatnonzero(np.bincount(levels)).tolist():    # (np.unique imports numpy.ma)
         members = slice(starts[level], ends[level])
         within = np.cumsum(np.exp(log_count[members] - top[level]))
         drawn = levels == level

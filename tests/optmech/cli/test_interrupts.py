@@ -100,7 +100,7 @@ def test_ctrl_c_while_the_parser_imports_the_commands_is_one_line(capsys, monkey
     first second of a run) is exit 130 and one line, not a traceback."""
     import optmech.cli
 
-    def interrupted():
+    def interrupted(*_):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(optmech.cli, "build_parser", interrupted)

@@ -56,7 +56,7 @@ def test_a_command_registers_only_its_own_area():
     modules and what they import stay unloaded); ``--help`` lists every command."""
     result = _probe(["select", "pmf", "--mechanism", "pf", "--scores", "0,-1", "--eps", "1"])
     assert result["code"] == 0
-    assert result["cli"] == ["optmech.cli._common", "optmech.cli.select"]
+    assert result["cli"] == ["optmech.cli._budget", "optmech.cli._common", "optmech.cli.select"]
     result = _probe(["--help"])
     assert {"optmech.cli.lattice", "optmech.cli.select", "optmech.cli.reproduce"} <= \
         set(result["cli"])

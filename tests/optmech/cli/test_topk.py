@@ -70,7 +70,7 @@ def test_samples_are_distinct_candidates_and_follow_the_seed(capsys):
 
 @pytest.mark.parametrize("argv, option", [
     (["--top", "0"], "--top"),
-    (["--top", "7"], "--scores"),
+    (["--top", "7"], "--top"),
     (["--top", "2", "--eps", "-1"], "--eps"),
     (["--top", "2", "--mechanism", "joint"], "--mechanism"),
     (["--top", "2", "--sensitivity", "1e-320"], "--sensitivity"),
