@@ -27,11 +27,18 @@ import gc
 import importlib
 import os
 import shutil
+import signal
 import tempfile
 
 import pytest
 
 gc.set_threshold(50_000, 20, 20)
+
+# Ctrl-C as Python handles it, whatever this run inherited: a suite started in the background
+# by a non-interactive shell (`cmd &`) inherits SIGINT ignored, and an ignored signal stays
+# ignored in every command the tests start, so the Ctrl-C tests would see no interrupt.  A
+# handler (unlike SIG_IGN) is reset to the default in a started command.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 _KEY_FOLDER = tempfile.mkdtemp(prefix="optmech-tests-")
 atexit.register(shutil.rmtree, _KEY_FOLDER, ignore_errors=True)
