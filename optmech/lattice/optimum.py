@@ -144,10 +144,12 @@ from optmech.validation import (
 )
 
 __all__ = [
+    "FINISH_WIDTH",
     "GAP_TOLERANCE",
     "METHODS",
     "LatticeOptimum",
     "LatticeSolutionMechanism",
+    "finish_bracket",
     "lattice_lp_counts",
     "lattice_lp_size",
     "realised_privacy_loss",
@@ -166,9 +168,9 @@ GAP_TOLERANCE = 1e-7
 # models stay with the simplex: both take about a second at n = k = 6 (1722 variables), and
 # IPX without presolve stopped with status "Unknown" on a 210-variable model.
 _AUTO_IPM_BELOW = 0.25
-# The bracket's relative width at which the exact finish starts from its PDHG point (the
-# default bracket's: after HiGHS's crossover at n = k = 8, eps = 0.5, the simplex took
-# 2,543 pivots from a bracket at width 5e-4, 310 from one at 8e-5).
+#: The bracket's relative width at which the exact finish starts from its PDHG point (the
+#: default bracket's: after HiGHS's crossover at n = k = 8, eps = 0.5, the simplex took
+#: 2,543 pivots from a bracket at width 5e-4, 310 from one at 8e-5).
 FINISH_WIDTH = 1e-4
 _AUTO_IPM_MIN_VARIABLES = 5000
 # Share of the minimax bound's weights spread over every class (see _beyond_bound).
