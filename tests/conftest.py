@@ -9,17 +9,23 @@ The key that signs sweep-cache entries (``optmech.sweep``) lives in a temporary 
 test session (``OPTMECH_CACHE_KEY``, inherited by the commands the tests start), so the
 suite never creates or reads the user's own key.
 
-Expensive results are computed once per test run and shared: :func:`quick_run` (each
-area's quick reproduction) here, ``check`` (each identity's outcome) in
-``tests/proofs/conftest.py``.  With pytest-xdist each worker has its own session, so the
-tests that use either fixture are kept on one worker (``xdist_group``; ``-n`` distributes
-by ``loadgroup`` rather than ``load``, set here rather than in ``pyproject.toml`` so that
-``-p no:xdist`` still works): otherwise both workers would compute them.
+Expensive results are computed once per test session and shared: :func:`quick_run` (each
+area's quick reproduction: with pytest-xdist, once per worker that asks; the areas that take
+10 CPU s or more are run by slow tests only) here, ``check`` (each identity's outcome, once
+per run whichever worker asks) in ``tests/proofs/conftest.py``.
 
-The ``slow`` marker: tests that repeat, at larger sizes, what faster tests already cover
-(the CLI fuzzing's process-per-input fault classes, Dask cluster failures, the full
-reproduction of an area); the default run skips them (``-m "not slow"`` in
-``pyproject.toml``) and ``.ci/run`` runs them in its slow step (``pytest -m slow``).
+One BLAS thread per test process: README's test command runs two workers on two cores, and
+OpenBLAS's threads spin while they wait for one another (a bracket test took 29 s beside the
+other worker, 2.3 s alone).
+
+The ``slow`` marker: tests that repeat, at larger sizes or once per input in a process of
+their own, what faster tests already cover: the CLI fuzzing's process-per-input fault
+classes, Dask servers and clusters that fail, caches poisoned entry by entry, the quick
+reproduction of the areas that take 10 CPU s or more (``tests/optmech/reproduce``), the full
+reproduction of an area, and a few solves at the largest sizes.  The default run skips them
+(``-m "not slow"`` in ``pyproject.toml``) to keep README's test command short (6.6 minutes
+on a quiet 2-core machine); ``.ci/run`` runs them in its slow step (``pytest -m slow``),
+beside the slow shell examples of the guides.
 """
 
 import atexit
@@ -34,6 +40,10 @@ import pytest
 
 gc.set_threshold(50_000, 20, 20)
 
+# One BLAS thread per test process (and per command the tests start), before numpy is imported.
+for _variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
 # Ctrl-C as Python handles it, whatever this run inherited: a suite started in the background
 # by a non-interactive shell (`cmd &`) inherits SIGINT ignored, and an ignored signal stays
 # ignored in every command the tests start, so the Ctrl-C tests would see no interrupt.  A
@@ -45,20 +55,12 @@ atexit.register(shutil.rmtree, _KEY_FOLDER, ignore_errors=True)
 os.environ.setdefault("OPTMECH_CACHE_KEY", os.path.join(_KEY_FOLDER, "cache-key"))
 
 
-# fixture name -> the xdist group of every test that uses it (computed once, on one worker)
-SHARED_FIXTURES = {"quick_run": "reproduce-quick-runs", "check": "identity-checks"}
-
-
 def pytest_configure(config):
-    if getattr(config.option, "dist", None) == "load":     # what -n N sets
-        config.option.dist = "loadgroup"
-
-
-def pytest_collection_modifyitems(items):
-    for item in items:
-        for fixture, group in SHARED_FIXTURES.items():
-            if fixture in getattr(item, "fixturenames", ()):
-                item.add_marker(pytest.mark.xdist_group(group))
+    # -n N distributes by "load" (set here, not in pyproject.toml, so that -p no:xdist works):
+    # "worksteal" hands queued tests to a worker that runs dry, so the run does not end with
+    # one worker idle while the other works through its queue
+    if getattr(config.option, "dist", None) == "load":
+        config.option.dist = "worksteal"
 
 
 @pytest.fixture(scope="session")

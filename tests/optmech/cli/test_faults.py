@@ -148,6 +148,7 @@ def _huge_frame(conn):
     conn.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reply", [_banner, _http, _silent, _huge_frame],
                          ids=["banner", "http", "silent", "huge-frame"])
 def test_a_server_that_is_not_a_dask_scheduler_is_refused_in_one_line(reply):
@@ -197,6 +198,7 @@ def _address(file: Path) -> str | None:
         return None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lost", ["every worker", "the scheduler"])
 def test_a_cluster_that_fails_during_the_sweep_ends_it_in_one_line(tmp_path, lost):
     """Killed mid-sweep: every worker (the sweep waits at most 30 s for a new one) or the
@@ -245,6 +247,7 @@ def _nested(depth: int) -> str:
     return "[" * depth + "]" * depth
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("poison", ["dev-zero", "deep-json", "directory", "fifo",
                                     "wrong-type", "big-file"])
 def test_a_poisoned_cache_entry_is_recomputed_and_the_run_succeeds(tmp_path, poison):

@@ -53,8 +53,10 @@ from optmech.cli import main
 from tests.cli_helpers import without_status
 
 EXAMPLES = int(os.environ.get("OPTMECH_FUZZ_EXAMPLES", "25"))
-# Commands whose valid runs take a second or so get fewer examples in the default suite.
-SLOW_COMMANDS = {"hetero": 0.6, "multiselect-cost": 0.6, "proofs": 0.4}
+# Commands whose valid runs take a second or more get fewer examples in the default suite
+# (multiselect dilp solves an LP of up to --grid 60 per input: 2.8 s each, measured).
+SLOW_COMMANDS = {"hetero": 0.6, "multiselect-cost": 0.6, "proofs": 0.4,
+                 "multiselect-dilp": 0.2, "select-search": 0.4}
 WATCHDOG_CPU_SECONDS = 60       # CPU time of one in-process run before it counts as a hang
 WATCHDOG_WALL_SECONDS = 900     # a run blocked without using CPU (a FIFO, a socket)
 ORPHAN_WAIT_SECONDS = 120       # how long a process left by a run may take to go away
@@ -746,6 +748,7 @@ def fault_dir(tmp_path_factory):
     return str(tmp)
 
 
+@pytest.mark.slow      # an optmech process per input: 75 CPU s for the six classes
 @pytest.mark.parametrize("fault_class", list(fault_classes("/tmp")))
 def test_every_fault_class_keeps_the_contract(fault_dir, fault_class):
     tally = TALLY.setdefault(fault_class, {"inputs": 0, **{b: 0 for b in BREACHES}})

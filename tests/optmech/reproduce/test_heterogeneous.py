@@ -7,6 +7,7 @@ from optmech.reproduce.heterogeneous import _simulate_appendix_b
 from proofs.heterogeneous import appendix_b_probabilities, exponential_low
 
 
+@pytest.mark.slow      # SLOW_AREAS (tests/optmech/reproduce/__init__.py)
 def test_quick_reproduction(quick_run):
     results, out = quick_run("heterogeneous")
     assert len(results) > 20

@@ -10,9 +10,11 @@ import inspect
 import pytest
 
 from optmech.reproduce._runner import areas
+from tests.optmech.reproduce import SLOW_AREAS
 
 
-@pytest.mark.parametrize("area", areas())
+@pytest.mark.parametrize("area", [pytest.param(a, marks=[pytest.mark.slow] if a in SLOW_AREAS
+                                               else []) for a in areas()])
 def test_quick_run_produces_exactly_the_declared_keys(area, quick_run):
     module = importlib.import_module(f"optmech.reproduce.{area}")
     results, _ = quick_run(area)

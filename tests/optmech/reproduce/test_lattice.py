@@ -1,6 +1,9 @@
 """`optmech.reproduce.lattice.run(quick=True)`: every row matches, is new, or is explained."""
 
+import pytest
 
+
+@pytest.mark.slow      # SLOW_AREAS (tests/optmech/reproduce/__init__.py)
 def test_quick_reproduction(quick_run):
     results, out = quick_run("lattice")
     assert results and all(r.ok for r in results)

@@ -8,6 +8,7 @@ import pytest
 from optmech.reproduce.multiselect import antipodal_ring_cost, two_peak_ring_cost
 
 
+@pytest.mark.slow      # SLOW_AREAS (tests/optmech/reproduce/__init__.py)
 def test_quick_run(quick_run):
     rows, tmp_path = quick_run("multiselect")
     assert rows and all(r.ok for r in rows)

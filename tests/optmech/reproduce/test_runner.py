@@ -38,8 +38,8 @@ def test_one_area_writes_report_and_figures(tmp_path, capsys, monkeypatch, quick
 
 @pytest.mark.slow
 def test_one_area_in_full_writes_report_and_figures(tmp_path, capsys):
-    """The papers' sizes, end to end (the default run's reproduce guide example runs this
-    area in full too, in a process of its own)."""
+    """The papers' sizes, end to end (the reproduce guide's first example runs this area in
+    full too, in a process of its own, in the same slow step)."""
     code = main(["reproduce", "--only", "selection", "--out", str(tmp_path), "--json"])
     assert code == 0
     _check_one_area(tmp_path, tmp_path, json.loads(capsys.readouterr().out))
@@ -70,6 +70,7 @@ def test_render_report_counts():
         Result("demo", "q", "src", 1.0, 1.0, 0.0, "maybe")
 
 
+@pytest.mark.slow      # every area's quick run, SLOW_AREAS among them
 @pytest.mark.parametrize("json_output", [True, False], ids=["json", "table"])
 def test_every_area_goes_through_the_command(tmp_path, capsys, monkeypatch, quick_run,
                                              json_output):

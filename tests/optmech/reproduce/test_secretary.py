@@ -1,6 +1,10 @@
 """`optmech.reproduce.secretary.run(quick=True)`: every row matches, is new, or differs with
 an explanation, and the figures and ratio table it names are written."""
 
+import pytest
+
+
+@pytest.mark.slow      # SLOW_AREAS (tests/optmech/reproduce/__init__.py)
 def test_quick_reproduction(quick_run):
     results, tmp_path = quick_run("secretary")
     assert results and all(r.ok for r in results)

@@ -75,7 +75,8 @@ def test_pf_rows_beyond_the_kernel_size_use_the_grouped_rule_per_row():
     assert np.abs(pf.pmf(scores).sum(axis=1) - 1).max() < 1e-12
 
 
-@pytest.mark.parametrize("n, rows", [(3, 6), (12, 8), (40, 6), (200, 4)])
+@pytest.mark.parametrize("n, rows", [(3, 6), (12, 8), (40, 6),
+                                     pytest.param(200, 4, marks=pytest.mark.slow)])   # 6.9 s
 def test_pf_batch_against_the_polynomial_form_in_400_digits(n, rows):
     exponent = 0.65                                           # epsilon = 1.3
     scores = batch(rows, n, seed=n)
