@@ -26,8 +26,10 @@ import pytest
 from tests.cli_helpers import without_status
 
 REPO = Path(__file__).resolve().parents[3]
-# A sweep of a few dozen cells that takes tens of seconds on 2 workers.
-LONG_SWEEP = ["lattice", "ratio", "--n", "4,5", "--k", "4", "--eps", "0.05:0.6:30", "--json"]
+# A sweep of 400 cells, about 40 CPU s: still running whenever a test acts on it after its
+# first cells (the 60 cells it had before took 0.6 s once the tests ran one BLAS thread, and
+# a sweep that ended first turned a signal test into a race).
+LONG_SWEEP = ["lattice", "ratio", "--n", "5,6", "--k", "5", "--eps", "0.05:0.6:200", "--json"]
 SMALL_SWEEP = ["hetero", "run", "--scenario", "1", "--eps", "1", "--trials", "1",
                "--mechanisms", "uniform,rnm", "--json"]
 HANG = 900              # seconds after which a command counts as hung (a hang detector only)

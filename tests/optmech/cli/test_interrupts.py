@@ -48,7 +48,9 @@ def _wait_until(process: subprocess.Popen, ready) -> None:
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_ctrl_c_exits_130_with_one_line_and_a_consistent_cache(tmp_path, workers):
     cache = tmp_path / "cache"
-    argv = ["lattice", "ratio", "--n", "4,5", "--k", "4", "--eps", "0.05:0.6:30", "--cache",
+    # 400 cells, about 40 CPU s: still running when the signal comes after the first two (60
+    # cells took 0.6 s, and a sweep that had ended by then exited 0)
+    argv = ["lattice", "ratio", "--n", "5,6", "--k", "5", "--eps", "0.05:0.6:200", "--cache",
             str(cache), "--workers", workers, "--json"]
     process = _start(argv)
     _wait_until(process, lambda: len(list(cache.glob("*.json"))) >= 2)
@@ -57,7 +59,7 @@ def test_ctrl_c_exits_130_with_one_line_and_a_consistent_cache(tmp_path, workers
     assert process.returncode == 130, err
     assert out == "" and without_status(err) == ["optmech: interrupted"]
     done = _valid_entries(cache)
-    assert 2 <= done < 60
+    assert 2 <= done < 400
     # The rerun computes only what is missing and never trips over a half-written entry.
     finished = subprocess.run([sys.executable, "-m", "optmech", *argv[:argv.index("--eps")],
                                "--eps", "0.05:0.6:2", *argv[argv.index("--cache"):]],
