@@ -9,10 +9,10 @@ The key that signs sweep-cache entries (``optmech.sweep``) lives in a temporary 
 test session (``OPTMECH_CACHE_KEY``, inherited by the commands the tests start), so the
 suite never creates or reads the user's own key.
 
-Expensive results are computed once per test session and shared: :func:`quick_run` (each
-area's quick reproduction: with pytest-xdist, once per worker that asks; the areas that take
-10 CPU s or more are run by slow tests only) here, ``check`` (each identity's outcome, once
-per run whichever worker asks) in ``tests/proofs/conftest.py``.
+Expensive results are computed once per test run, whichever pytest-xdist worker asks first
+(:mod:`tests.run_wide`): :func:`quick_run` (each area's quick reproduction; the areas that
+take 10 CPU s or more are run by slow tests only) here, ``check`` (each identity's outcome)
+in ``tests/proofs/conftest.py``.
 
 One BLAS thread per test process: README's test command runs two workers on two cores, and
 OpenBLAS's threads spin while they wait for one another (a bracket test took 29 s beside the
@@ -37,6 +37,8 @@ import signal
 import tempfile
 
 import pytest
+
+from tests.run_wide import RunWide
 
 gc.set_threshold(50_000, 20, 20)
 
@@ -64,16 +66,26 @@ def pytest_configure(config):
 
 
 @pytest.fixture(scope="session")
-def quick_run(tmp_path_factory):
+def shared_results(tmp_path_factory) -> RunWide:
+    """``shared_results.get(key, compute)``: ``compute()``'s value, computed once per test
+    run whichever worker asks first (:class:`tests.run_wide.RunWide`)."""
+    return RunWide.of_session(tmp_path_factory, "shared-results")
+
+
+@pytest.fixture(scope="session")
+def quick_run(shared_results):
     """``quick_run(area)`` -> ``(results, out_dir)`` of
-    ``optmech.reproduce.<area>.run(quick=True)``, computed once per session."""
-    cache = {}
+    ``optmech.reproduce.<area>.run(quick=True)``, computed once per test run whichever
+    worker asks first (its figures in a folder every worker reads)."""
 
     def run(area):
-        if area not in cache:
-            out = tmp_path_factory.mktemp(f"reproduce-{area}")
+        out = shared_results.folder / f"reproduce-{area}"
+
+        def compute():
+            out.mkdir(exist_ok=True)
             module = importlib.import_module(f"optmech.reproduce.{area}")
-            cache[area] = (module.run(quick=True, out=out), out)
-        return cache[area]
+            return module.run(quick=True, out=out)
+
+        return shared_results.get(f"reproduce-{area}", compute), out
 
     return run

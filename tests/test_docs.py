@@ -36,7 +36,14 @@ def test_the_gallery_has_the_three_jobs_and_the_figures_researchers_draw():
         assert any(topic in name for name in names), topic
 
 
-@pytest.mark.parametrize("script", GALLERY, ids=[s.stem for s in GALLERY])
+# The longest script (6-7 CPU s: 9 values of eps x 20 trials of seven mechanisms) runs in the
+# slow step and in the docs build, which runs every script; the default run keeps the others.
+SLOW_GALLERY = {"plot_07_heterogeneous_scenario"}
+
+
+@pytest.mark.parametrize("script", [
+    pytest.param(s, id=s.stem, marks=[pytest.mark.slow] if s.stem in SLOW_GALLERY else [])
+    for s in GALLERY])
 def test_gallery_script_runs_and_draws_a_figure(script, capsys, monkeypatch):
     """What sphinx-gallery does when the site is built: run the script, keep its figures."""
     import matplotlib

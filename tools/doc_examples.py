@@ -21,7 +21,7 @@ end of its block, when the group is killed: a Dask scheduler and its workers on 
 
 A command whose trailing comment reads ``# slow: about N s on 2 cores`` (or ``N min``) is
 *slow*: the default test run skips it and ``.ci/run`` runs it in a step of its own
-(``--slow``).  Every other command is expected to finish within 10 seconds on a 2-core
+(``--slow``).  Every other command is expected to finish within 5 seconds on a 2-core
 machine (to keep README's test command short); a watchdog stops any command after
 :data:`TIMEOUT` seconds.
 
@@ -51,7 +51,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 900                 # seconds before a command is stopped (a slow one included)
-FAST_SECONDS = 10             # what an unmarked command may take on 2 cores
+FAST_SECONDS = 5              # what an unmarked command may take on 2 cores
 CI_MARKER = "<!-- example: ci -->"
 _FENCE = re.compile(r"^(`{3,})\s*([\w-]*)\s*$")
 _SLOW = re.compile(r"#\s*slow:\s*about\s+([\d.]+)\s*(s|min)\b")

@@ -1,7 +1,7 @@
 """The referee: every verdict is supported by its computation, a refutation's counterexample
 violates the claim in double precision and at 50 digits (which agree), a claim that is not
 refuted says it cannot be settled here and is never called `holds`, and docs/accountants.md
-is the rendering of this run (one full run of the referee, shared by the tests here)."""
+is the rendering of this run (one full run of the referee per test run, shared by the tests here)."""
 
 from pathlib import Path
 
@@ -16,9 +16,9 @@ from tests.optmech.privacy.references import pf_by_orders
 ROOT = Path(__file__).resolve().parents[3]
 
 
-@pytest.fixture(scope="module")
-def results():
-    return referee()
+@pytest.fixture
+def results(shared_results):
+    return shared_results.get("privacy-referee", referee)
 
 
 def test_docs_accountants_md_is_current(results):
