@@ -57,8 +57,9 @@ def test_rows_already_in_the_model_are_not_generated_again():
 def test_row_generation_adds_each_monotonicity_row_once():
     """n = k = 7, eps = 0.3: rows already in the model were re-added when HiGHS left them
     violated by a relative 1e-12 (inside its absolute tolerance): 22 duplicates of 3915
-    (none at n, k <= 6, eps = 0.1 to 0.5).  Slow (5 s); the filter itself is checked in the
-    default run by test_rows_already_in_the_model_are_not_generated_again."""
+    (without the filter, measured: none at (n, k) = (6, 6), (6, 5), (5, 6), (6, 4), (5, 5)
+    for eps = 0.1 to 0.5, so no smaller solve shows it).  Slow (5 CPU s); the filter itself
+    is checked in the default run by test_rows_already_in_the_model_are_not_generated_again."""
     classes = lattice_classes(7, 7)
     pf = pf_lattice_probabilities(classes, 0.3)
     _, certify_lp, _, _, _ = solve_with_highs(classes, 0.3, "lattice", pf, True, "simplex", None)
