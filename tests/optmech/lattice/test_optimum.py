@@ -118,8 +118,10 @@ def test_optimum_class_errors_sum_to_the_total():
     assert weights @ optimum.class_errors() == pytest.approx(optimum.total_error, rel=1e-12)
 
 
+# n = k = 5, eps = 0.5 takes the path n = k = 6 took (crossover, no row added after it;
+# measured), and its direct solve costs 0.05 CPU s instead of 1.4
 @pytest.mark.parametrize("n, k, eps, constraints, start", [
-    (6, 6, 0.5, "regular", "crossover"), (6, 4, 0.3, "regular", "forest"),
+    (5, 5, 0.5, "regular", "crossover"), (6, 4, 0.3, "regular", "forest"),
     (5, 5, 0.2, "paper", "crossover"), (5, 5, 0.2, "paper", "forest")])
 def test_the_exact_finish_from_the_bracket_matches_a_direct_solve(monkeypatch, n, k, eps,
                                                                   constraints, start):
