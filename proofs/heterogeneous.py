@@ -112,11 +112,14 @@ def check_rnmh_laplace_bound():
     # W = Z_2 - Z_1 for i.i.d. Laplace(b): Pr[W > x] = (2 + x/b) e^{-x/b} / 4 for x >= 0.
     tail = (2 + x / b) * sympy.exp(-x / b) / 4
     density = sympy.exp(-sympy.Abs(x) / b) / (2 * b)
+    # Exponentials over intervals: SymPy's Meijer-G route adds nothing here but time (1.7 s
+    # against 0.4 s for the same antiderivatives).
     conv = sympy.integrate(density.subs(sympy.Abs(x), x) * sympy.exp(-(x + g) / b) / 2,
-                           (x, 0, sympy.oo)) + sympy.integrate(
-        density.subs(sympy.Abs(x), -x) * sympy.exp(-(x + g) / b) / 2, (x, -g, 0)) + \
+                           (x, 0, sympy.oo), meijerg=False) + sympy.integrate(
+        density.subs(sympy.Abs(x), -x) * sympy.exp(-(x + g) / b) / 2, (x, -g, 0),
+        meijerg=False) + \
         sympy.integrate(density.subs(sympy.Abs(x), -x) * (1 - sympy.exp((x + g) / b) / 2),
-                        (x, -sympy.oo, -g))
+                        (x, -sympy.oo, -g), meijerg=False)
     tail_ok = sympy.simplify(conv - tail.subs(x, g)) == 0
     # Two candidates of sensitivity 1, b = 1/eps.  D: scores (0, -g); D': (-1, -g + 1), a
     # neighbour (each score moved by 1).  Output 2 needs W > g under D and W > g - 2 under D'.
