@@ -132,7 +132,8 @@ def test_ring_cost_against_direct_quadrature_of_the_circle_distance():
     noise = TruncatedLaplace(0.6)
     for offsets in ([0.3], [-2.0, 1.1], [-3.0, 0.2, 2.9], [4.0, -1.0]):
         a = wrap(offsets)
-        distance = lambda x: min(min(abs(x - v), 2 * math.pi - abs(x - v)) for v in a)
+        def distance(x):
+            return min(min(abs(x - v), 2 * math.pi - abs(x - v)) for v in a)
         cuts = sorted({-math.pi, math.pi, 0.0, *a, *wrap(a + math.pi),
                        *[wrap((u + v) / 2) for u in a for v in a],
                        *[wrap((u + v) / 2 + math.pi) for u in a for v in a]})
