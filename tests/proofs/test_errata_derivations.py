@@ -155,8 +155,10 @@ def _dual_ode_end(lam, v, eps=1.0, zeta=0.1, reach=40.0):
     """nu(reach) for equation (18): nu' = delta(r)(min_a |r - a| - lam) - eps |nu|,
     nu(0) = 0, delta(r) = (zeta/2) e^{-zeta |r|}, by SciPy's RK45 (v symmetric about 0, so
     nu(-r) = -nu(r) and one side decides)."""
+    points = [float(a) for a in v]   # plain floats: the right-hand side runs ~12,000 times
+
     def rhs(r, nu):
-        return [zeta / 2 * math.exp(-zeta * abs(r)) * (np.min(np.abs(r - v)) - lam)
+        return [zeta / 2 * math.exp(-zeta * abs(r)) * (min(abs(r - a) for a in points) - lam)
                 - eps * abs(nu[0])]
     path = integrate.solve_ivp(rhs, (0.0, reach), [0.0], method="RK45", rtol=1e-10,
                                atol=1e-13, max_step=0.02)
