@@ -238,8 +238,8 @@ def test_identity_cost_of_many_results_against_the_closed_form(k):
 
 
 def _mpmath_identity_cost(offsets, density, support=(-mpmath.inf, mpmath.inf)):
-    """``E min_i |Y - a_i|`` at 50 digits: each Voronoi cell integrated separately,
-    split at its offset and at 0."""
+    """``E min_i |Y - a_i|`` at the working precision: each Voronoi cell integrated
+    separately, split at its offset and at 0."""
     a = sorted(mpmath.mpf(float(x)) for x in offsets)
     edges = [support[0], *[(x + y) / 2 for x, y in zip(a, a[1:])], support[1]]
     total = mpmath.mpf(0)
@@ -252,16 +252,17 @@ def _mpmath_identity_cost(offsets, density, support=(-mpmath.inf, mpmath.inf)):
 
 
 @pytest.mark.parametrize("family", ["laplace", "gaussian", "logistic"])
-def test_identity_cost_against_50_digit_quadrature(family):
+def test_identity_cost_against_30_digit_quadrature(family):
     """Narrow cells (Gauss–Legendre), wide cells (tail formula), offsets on both sides of 0
-    and far in the tail, against mpmath: 1e-14 relative."""
+    and far in the tail, against mpmath: 1e-14 relative.  30 digits: the references agree
+    with 50-digit ones to 20 digits (and cost 3.7 instead of 5.3 CPU s)."""
     noise = SymmetricNoise(family, 0.8)
     s = mpmath.mpf(noise.scale)
     density = {"laplace": lambda y: mpmath.exp(-abs(y) / s) / (2 * s),
                "gaussian": lambda y: mpmath.npdf(y, 0, s),
                "logistic": lambda y: mpmath.sech(y / (2 * s)) ** 2 / (4 * s)}[family]
     rng = np.random.default_rng(3)
-    with mpmath.workdps(50):
+    with mpmath.workdps(30):
         for offsets in (quantile_offsets(41, 0.8, family),
                         np.sort(rng.normal(0.0, 3.0, 12)),
                         np.array([-40.0, -39.99, -0.3, 0.001, 0.002, 7.0, 30.0])):
