@@ -170,6 +170,11 @@ def test_version_1_lemma_6_bound_in_the_limit():
         assert ratio.max() <= 1 + 2 / n
     with mpmath.workdps(30):
         x = 1 - 1 / mpmath.e
-        for k in range(1, 301):
-            a_k = mpmath.nsum(lambda s: x ** s / s, [k, mpmath.inf])
+        # a_k = sum_{s >= k} x^s / s, from k = 300 down by a_k = a_{k+1} + x^k / k (positive
+        # terms only); a_301 summed to s = 900, the rest below x^900 relative.  (mpmath's
+        # nsum per k took 250x the CPU and missed 1% of a_k from k = 200 on.)
+        a_k = mpmath.fsum(x ** s / s for s in range(301, 901))
+        for k in range(300, 0, -1):
+            a_k += x ** k / k
             assert a_k / mpmath.e < x ** k
+        assert mpmath.almosteq(a_k, -mpmath.log(1 - x), 1e-28)    # a_1 = -log(1 - x) = 1
