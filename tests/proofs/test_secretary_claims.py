@@ -55,11 +55,13 @@ def _random_rule(n, seed):
     return StoppingRule(stop)
 
 
-@pytest.mark.parametrize("n", [4, 5, 6])
+@pytest.mark.parametrize("n", [4, 5, pytest.param(6, marks=pytest.mark.slow)])
 def test_pmix_succeeds_with_at_least_p_times_the_optimal_probability(n):
     """Fact 5: for the optimal rule of a problem D (the best candidate; the top two) and any
     other rule M', the p-mix (played as one rule, all n! arrival orders, exact fractions)
-    selects a candidate of D with probability >= p Pr[M_opt selects one]."""
+    selects a candidate of D with probability >= p Pr[M_opt selects one].  (n = 6 plays
+    720 orders 40 times: the slow step runs it; n = 4 and 5 check the same in the default
+    run.)"""
     top_two = np.r_[1.0, 1.0, np.zeros(n - 2)]
     for optimal, desired in ((classical_rule(n), 1), (optimal_rule_for_payoff(top_two)[0], 2)):
         best = sum(enumerate_rank_distribution(optimal, exact=True)[:desired])
