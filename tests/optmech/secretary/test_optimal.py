@@ -171,8 +171,9 @@ def test_bad_input(kwargs, match):
 def test_geometric_relaxation_certifies_the_upper_side_at_once():
     """δ = 0, l = 1, small ε: the stopping LP attains the relaxation's geometric bound
     (1 - e^-ε) / (1 - e^-εn) (closed form; HiGHS on the full LP as second reference), and
-    column generation's bound equals it from the first iteration on."""
-    n, eps = 60, 0.1
+    column generation's bound equals it from the first iteration on.  (n = 30 stops after two
+    iterations with the same bound and gap as n = 60, at a seventh of the CPU.)"""
+    n, eps = 30, 0.1
     geometric = -math.expm1(-eps) / -math.expm1(-eps * n)
     full = optimal_private_rule(n, eps, 0.0, 1, method="highs")
     assert full.expected_payoff == pytest.approx(geometric, abs=1e-8)
