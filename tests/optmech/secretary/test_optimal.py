@@ -192,8 +192,8 @@ def test_geometric_relaxation_is_attained_only_up_to_some_n(n, attained):
     """ε = 0.3, δ = 0, l = 1: the geometric bound is the optimum at n = 20 but not at
     n = 60, where column generation certifies an optimum below it (gap <= 1e-9) and HiGHS
     on the full LP (independent solver, same LP) agrees; so the relaxation may only serve
-    as a bound, never as the answer. (The bound is attained up to n = 48 and not from
-    n = 52 on; n = 20 takes a sixth of the CPU of n = 40.)"""
+    as a bound, never as the answer. (Column generation attains the bound at n = 20, 30,
+    40, 44 and 48, not at 52 and 60; n = 20 takes a sixth of the CPU of n = 40.)"""
     eps = 0.3
     geometric = -math.expm1(-eps) / -math.expm1(-eps * n)
     result = optimal_private_rule(n, eps, 0.0, 1, method="column-generation")
