@@ -76,8 +76,9 @@ def reference_levels(values, counts, scale, nodes=16) -> list:
     ``G(lo)`` and above ``hi`` it is ``1 - G(hi)``; both are evaluated and asserted below
     1e-30.  ``lo`` is the highest value (or ``top + b log(2e-30)``) with ``G <= 1e-30``;
     ``hi`` doubles until ``1 - G <= 1e-30``.  Panels: split at every value inside, at most
-    b/2 long below the top and growing geometrically above it; ``nodes``-point
-    Gauss–Legendre on each (error ~ 7^(-2 nodes) relative).
+    b long below the top and growing geometrically above it; ``nodes``-point
+    Gauss–Legendre on each (panels of b/2, at 1.7x the CPU, agreed to 4e-23 relative on
+    every reference of this file; panels of 2b only to 1e-16).
     """
     with mp.workdps(DPS):
         b = mp.mpf(float(scale))
@@ -102,7 +103,7 @@ def reference_levels(values, counts, scale, nodes=16) -> list:
         edges = [lo] + sorted(v for v in vals if lo < v < top) + [top]
         panels = []
         for left, right in zip(edges[:-1], edges[1:], strict=True):
-            k = int(mp.ceil((right - left) / (b / 2)))
+            k = int(mp.ceil((right - left) / b))
             panels += [(left + (right - left) * i / k, left + (right - left) * (i + 1) / k)
                        for i in range(k)]
         left = top
