@@ -7,7 +7,7 @@ import os
 import pytest
 
 from optmech.resources import usable_workers
-from optmech.sweep import CONNECT_TIMEOUT, ClusterError, cell_key, run_sweep
+from optmech.sweep import ClusterError, cell_key, run_sweep
 from optmech.validation import InvalidArgumentError, NonFiniteResultError
 
 CALLS_FILE = "calls.txt"
@@ -142,12 +142,16 @@ def test_bad_cache_folders_and_scheduler_addresses_are_refused(tmp_path):
         assert info.value.argument == "dask_scheduler"
 
 
-def test_an_unreachable_scheduler_fails_fast_before_any_cell(tmp_path):
+def test_an_unreachable_scheduler_fails_fast_before_any_cell(tmp_path, monkeypatch):
     pytest.importorskip("distributed")
+    import optmech.sweep.cluster
+
     log = tmp_path / CALLS_FILE
-    # fast: the probe's own bounded connect ("within 5 s" in the message), not a wait for a
-    # cell or a Dask timeout
-    with pytest.raises(ClusterError, match=f"cannot reach .* within {CONNECT_TIMEOUT:g} s"):
+    # fast: the probe's own bounded connect (a refused connection is tried again until the
+    # timeout, "within 5 s" in the message), not a wait for a cell or a Dask timeout; the
+    # timeout shortened to half a second, so that the test does not wait 5 s for nothing
+    monkeypatch.setattr(optmech.sweep.cluster, "CONNECT_TIMEOUT", 0.5)
+    with pytest.raises(ClusterError, match="cannot reach .* within 0.5 s"):
         run_sweep(pf_error_cell, [dict(c, log_to=str(log)) for c in CELLS],
                   dask_scheduler="tcp://127.0.0.1:9")      # the discard port: nothing listens
     assert not log.exists()
