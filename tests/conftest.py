@@ -89,3 +89,16 @@ def quick_run(shared_results):
         return shared_results.get(f"reproduce-{area}", compute), out
 
     return run
+
+
+@pytest.fixture
+def reproduce_from_quick_runs(monkeypatch, quick_run):
+    """``optmech reproduce`` with each area's rows taken from :func:`quick_run` (computed once
+    per test run) instead of computed again; the report and JSON are still the command's."""
+    import optmech.reproduce._runner as runner
+
+    def run_areas(names, quick, out):
+        out.mkdir(parents=True, exist_ok=True)
+        return [runner.AreaRun(name, quick_run(name)[0], 0.0) for name in names]
+
+    monkeypatch.setattr(runner, "run_areas", run_areas)

@@ -20,18 +20,18 @@ class SharedChecks:
         self.shared = shared
         self.by_name = {i.name: i for i in identities()}
 
-    def __call__(self, name: str):
-        return self.shared.get(name, lambda: check_one(self.by_name[name]))
+    def __call__(self, name: str, wait: bool = True):
+        return self.shared.get(f"identity-{name}", lambda: check_one(self.by_name[name]), wait)
 
     def many(self, names) -> dict:
         names = list(names)
         for name in names:
-            self.shared.get(name, lambda name=name: check_one(self.by_name[name]), wait=False)
+            self(name, wait=False)
         return {name: self(name) for name in names}
 
 
 @pytest.fixture(scope="session")
-def check(tmp_path_factory):
+def check(shared_results):
     """``check(name)`` runs one registered identity once per test run and returns its
     outcome (later calls with the same name, on any worker, reuse it)."""
-    return SharedChecks(RunWide.of_session(tmp_path_factory, "identity-checks"))
+    return SharedChecks(shared_results)

@@ -116,16 +116,9 @@ def test_each_schema_is_valid_json_schema_and_names_itself(name):
 @pytest.mark.parametrize("key, argv", [(key, argv) for key, runs in RUNS.items()
                                        for argv in runs],
                          ids=lambda value: value if isinstance(value, str) else None)
-def test_command_output_follows_its_schema(key, argv, capsys, tmp_path, monkeypatch, quick_run):
-    monkeypatch.chdir(tmp_path)         # reproduce writes its report here
-    if key == "reproduce":              # its rows: the quick run shared with other tests
-        import optmech.reproduce._runner as runner
-
-        def shared_runs(names, quick, out):
-            out.mkdir(parents=True, exist_ok=True)
-            return [runner.AreaRun(name, quick_run(name)[0], 0.0) for name in names]
-
-        monkeypatch.setattr(runner, "run_areas", shared_runs)
+def test_command_output_follows_its_schema(key, argv, capsys, tmp_path, monkeypatch,
+                                           reproduce_from_quick_runs):
+    monkeypatch.chdir(tmp_path)         # reproduce writes its report here (its rows: shared)
     document = _json_output(capsys, argv)
     assert document["optmech_version"] == optmech.__version__
     assert document["schema"] == schema_name(*key.split(".", 1)) == f"optmech.{key}/1"

@@ -1,7 +1,8 @@
 """The referee: every verdict is supported by its computation, a refutation's counterexample
 violates the claim in double precision and at 50 digits (which agree), a claim that is not
 refuted says it cannot be settled here and is never called `holds`, and docs/accountants.md
-is the rendering of this run (one full run of the referee per test run, shared by the tests here)."""
+is the rendering of this run (one full run of the referee per test run, shared by the tests
+here)."""
 
 from pathlib import Path
 

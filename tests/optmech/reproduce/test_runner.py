@@ -22,14 +22,11 @@ def _check_one_area(tmp_path, figures, payload) -> None:
     assert {r["status"] for r in payload["results"]} <= {"match", "new", "differs"}
 
 
-def test_one_area_writes_report_and_figures(tmp_path, capsys, monkeypatch, quick_run):
+def test_one_area_writes_report_and_figures(tmp_path, capsys, quick_run,
+                                            reproduce_from_quick_runs):
     """The quick run of one area through the command (its rows computed once per test run,
     shared with the other tests)."""
-    import optmech.reproduce._runner as runner
-
-    results, figures = quick_run("selection")
-    monkeypatch.setattr(runner, "run_areas", lambda names, quick, out: [
-        AreaRun(name, results, 0.0) for name in names])
+    figures = quick_run("selection")[1]
     code = main(["reproduce", "--quick", "--only", "selection", "--out", str(tmp_path),
                  "--json"])
     assert code == 0
@@ -72,16 +69,13 @@ def test_render_report_counts():
 
 @pytest.mark.slow      # every area's quick run, SLOW_AREAS among them
 @pytest.mark.parametrize("json_output", [True, False], ids=["json", "table"])
-def test_every_area_goes_through_the_command(tmp_path, capsys, monkeypatch, quick_run,
+def test_every_area_goes_through_the_command(tmp_path, capsys, reproduce_from_quick_runs,
                                              json_output):
     """The rows of every area (their quick runs, shared with the other tests) go through
     `optmech reproduce` itself: exit 0, strict JSON with a truly unbounded loss as
     {"unbounded": true}, and a report whose every table row is as wide as its header."""
-    import optmech.reproduce._runner as runner
     from tools.markdown_tables import table_problems
 
-    runs = [AreaRun(area, quick_run(area)[0], 0.0) for area in areas()]
-    monkeypatch.setattr(runner, "run_areas", lambda names, quick, out: runs)
     code = main(["reproduce", "--quick", "--out", str(tmp_path),
                  *(["--json"] if json_output else [])])
     out = capsys.readouterr().out
