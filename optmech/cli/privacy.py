@@ -1,6 +1,7 @@
-"""``optmech privacy pair|worst|referee``: exact privacy curves of a selection mechanism on a
-pair of neighbouring score vectors, the worst pair found with the proven bound beside it,
-and the referee of the accountants' claims (:mod:`optmech.privacy`).
+"""``optmech privacy pair|worst|account|referee``: exact privacy curves of a selection
+mechanism on a pair of neighbouring score vectors, the worst pair found with the proven
+bound beside it, the certified accountant of a sequence of selections, and the referee of the
+accountants' claims (:mod:`optmech.privacy`).
 
 The mechanisms are those of :mod:`optmech.selection`, the heterogeneous-sensitivity
 mechanisms (``gem``, ``mgem``, ``combined_gem``, ``rs_gamma``, ``rs_gamma_tnb``; their
@@ -36,6 +37,8 @@ from optmech.unbounded import unbounded_if_infinite
 
 HETEROGENEOUS = ("gem", "mgem", "combined_gem", "rs_gamma", "rs_gamma_tnb")
 ALL_MECHANISMS = (*MECHANISMS, *HETEROGENEOUS, "lattice")
+TOPK = ("peel-em", "gumbel", "peel-pf", "joint-em", "joint-pf", "canonical-lipschitz")
+ACCOUNT_MECHANISMS = (*MECHANISMS, *HETEROGENEOUS, *TOPK)
 OBJECTIVES = ("zcdp_rho", "max_loss", "delta", "renyi")
 MAX_N = 200
 
@@ -43,6 +46,8 @@ EPILOG_PAIR = ("example: optmech privacy pair --mechanism pf --eps 2 --scores 0,
                "--neighbour 1,-1")
 EPILOG_WORST = "example: optmech privacy worst --mechanism em --eps 1 --n 3 --json"
 EPILOG_REFEREE = "example: optmech privacy referee --quick --json"
+EPILOG_ACCOUNT = ("example: optmech privacy account --step em:0.1:100 --step pf:1:10 "
+                  "--delta 1e-6")
 
 
 def _numbers(minimum: float, strict: bool, what: str, infinity: bool = False):
@@ -59,6 +64,14 @@ def _numbers(minimum: float, strict: bool, what: str, infinity: bool = False):
 
 
 _orders = _numbers(1.0, False, "orders", infinity=True)
+
+
+def _delta(text: str) -> float:
+    """argparse type: a number in (0, 1)."""
+    value = float_list(text)
+    if len(value) != 1 or not 0.0 < value[0] < 1.0:
+        raise argparse.ArgumentTypeError(f"delta must be a number in (0, 1), got {text!r}")
+    return value[0]
 _eps_primes = _numbers(0.0, False, "eps' values")
 _sensitivity = _numbers(0.0, True, "sensitivities")
 
@@ -91,7 +104,7 @@ def register(subparsers) -> None:
                     "Renyi divergence, zCDP rho) on pairs of neighbouring score vectors, the "
                     "worst pair found beside the proven bound, and a machine referee of "
                     "privacy accountants' claims.")
-    actions = add_actions(parser, metavar="{pair,worst,referee}")
+    actions = add_actions(parser, metavar="{pair,worst,account,referee}")
     pair = actions.add_parser(
         "pair", help="every curve of one pair", epilog=EPILOG_PAIR,
         description="The privacy loss distribution of one mechanism on scores and a "
@@ -126,6 +139,36 @@ def register(subparsers) -> None:
                        help="L-BFGS-B iterations per start (default 60)")
     worst.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
     worst.set_defaults(func=run_worst, estimate=estimate_worst)
+    account = actions.add_parser(
+        "account", help="one certified (eps', delta) for a sequence of selections",
+        epilog=EPILOG_ACCOUNT,
+        description="The certified privacy curve of a sequence of selection steps run on "
+                    "the same data (each step's inputs possibly chosen from the outputs "
+                    "before it), beside the curve attained by explicit pairs and what the "
+                    "field's accountants report from published formulas.")
+    account.add_argument("--step", required=True, action="append", metavar="MECH:EPS[:COUNT]",
+                         help="a step: one of " + ", ".join(ACCOUNT_MECHANISMS) + " at "
+                              "epsilon, COUNT times (default 1); repeat for a sequence, in "
+                              "time order")
+    account.add_argument("--delta", type=_delta, default=None,
+                         help="report eps' at this delta in (0, 1) (default 1e-6 when "
+                              "--eps-prime is not given)")
+    account.add_argument("--eps-prime", type=_eps_primes, default=None, metavar="LIST",
+                         help="report delta at these eps' >= 0")
+    account.add_argument("--relation", choices=("general", "monotonic"), default="general",
+                         help="neighbours: every score moves by at most its sensitivity "
+                              "(general, default) or all the same way (monotonic: add/remove)")
+    account.add_argument("--top", type=positive_int, default=1,
+                         help="T of the top-k steps, 1 to 64 (default 1)")
+    account.add_argument("--n", type=positive_int, default=2,
+                         help="candidates of the lower bound's pairs, 2 to 64 (default 2)")
+    account.add_argument("--resolution", type=positive_int, default=16,
+                         help="grid nodes per epsilon of the smallest round, 2 to 4096 "
+                              "(default 16; sets the work)")
+    account.add_argument("--plot", metavar="FILE.png", type=output_file(),
+                         help="write the composed delta curves as a PNG")
+    add_json_flag(account)
+    account.set_defaults(func=run_account, estimate=estimate_account)
     referee = actions.add_parser(
         "referee", help="verdicts on the accountants' claims", epilog=EPILOG_REFEREE,
         description="Each registered claim of a privacy library about a selection "
@@ -175,6 +218,109 @@ def estimate_referee(args: argparse.Namespace) -> Estimate:
     seconds = REFEREE_SECONDS[0 if args.quick else 1]
     share = 1.0 if args.only is None else min(1.0, 0.5 * len(args.only))
     return Estimate(seconds * share, 2**28, "--only", args.only)
+
+
+class _UnitSensitivities:
+    """A heterogeneous mechanism on candidates of sensitivity 1 each: ``pmf(scores)``."""
+
+    monotonic = False
+
+    def __init__(self, mechanism):
+        self.mechanism, self.epsilon, self.name = mechanism, mechanism.epsilon, mechanism.name
+        self.privacy = mechanism.privacy
+
+    def pmf(self, scores):
+        return self.mechanism.pmf(scores, np.ones(len(scores)))
+
+
+def _build_step_mechanism(name: str, epsilon: float, monotonic: bool, top: int):
+    """Every mechanism ``privacy account`` takes, by name (sensitivity 1)."""
+    from optmech.privacy.accountant import build_selection
+    from optmech.validation import InvalidArgumentError
+
+    name = names(ACCOUNT_MECHANISMS)(name) if name.replace("-", "_") in [
+        m.replace("-", "_") for m in ACCOUNT_MECHANISMS] else name
+    if name in HETEROGENEOUS:
+        from optmech.heterogeneous import make_heterogeneous
+
+        if monotonic:
+            raise InvalidArgumentError("--relation", "monotonic", "general for " + name)
+        return _UnitSensitivities(make_heterogeneous(name, epsilon))
+    if name in TOPK:
+        from optmech.topk.mechanisms import make_topk_mechanism
+
+        return make_topk_mechanism(name, epsilon, top, 1.0, monotonic)
+    return build_selection(name, epsilon, monotonic, top)
+
+
+def _accountant(args):
+    from optmech.privacy.accountant import Accountant
+
+    return Accountant(args.step, relation=args.relation, top=args.top, n=args.n,
+                      resolution=args.resolution, build=_build_step_mechanism)
+
+
+def _account_targets(args) -> tuple[float | None, list | None]:
+    """``(delta, eps_prime)`` asked: ``--delta`` 1e-6 unless only ``--eps-prime`` is given."""
+    if args.delta is None and args.eps_prime is None:
+        return 1e-6, None
+    return args.delta, args.eps_prime
+
+
+def estimate_account(args: argparse.Namespace) -> Estimate:
+    """The accountant's own estimate (:meth:`optmech.privacy.accountant.Accountant.estimate`),
+    naming ``--step``."""
+    delta, eps_prime = _account_targets(args)
+    return _accountant(args).estimate(delta, eps_prime or ()).renamed("--step")
+
+
+def run_account(args: argparse.Namespace) -> int:
+    delta, eps_prime = _account_targets(args)
+    report = _accountant(args).report(delta, eps_prime)
+    payload = {**report.payload, "plot": None if args.plot is None else str(args.plot)}
+    if args.plot:
+        from optmech.figures.privacy import plot_delta_curves, save_figure
+
+        curves = [(label, payload[key]["delta"]["eps_prime"], payload[key]["delta"]["delta"])
+                  for key, label in (("upper", "certified upper"),
+                                     ("lower", "attained lower (explicit pairs)"))]
+        bounds = [(f"fallback: {name}", value["delta"]["eps_prime"], value["delta"]["delta"])
+                  for name, value in payload["fallbacks"].items() if name != "naive"]
+        steps = " ".join(s["step"] for s in payload["steps"])
+        save_figure(plot_delta_curves(curves, bounds, f"composed: {steps}"), args.plot)
+    emit(args, payload, _render_account)
+    return 0
+
+
+def _render_account(p: dict) -> str:
+    at = f"eps' at delta = {p['delta']:g}" if p.get("delta") is not None else None
+    head = [f"{len(p['steps'])} step(s), {p['relation']} relation"
+            + (f", top {p['top']}" if p["top"] > 1 else "")]
+    lines = []
+    if at is not None:
+        rows = [("upper (certified, adaptive)", p["upper"]["eps"]),
+                (f"lower (attained, {p['n']} candidates)", p["lower"]["eps"])]
+        rows += [(f"fallback: {name}", value["eps"]) for name, value in p["fallbacks"].items()]
+        lines.append(text_table(["curve", at], rows))
+        s = p["saving"]
+        lines.append(f"saving against the best fallback ({s['fallback']}): "
+                     f"{s['absolute']:.6g} ({100 * s['relative']:.3g} %)"
+                     if s["absolute"] > 0 else
+                     f"no saving: the {s['fallback']} fallback is as good here (few steps "
+                     "or a large epsilon)")
+        lines.append(f"upper: {p['upper']['method']}")
+    curve = text_table(["eps'", "upper delta", "lower delta"],
+                       list(zip(p["upper"]["delta"]["eps_prime"], p["upper"]["delta"]["delta"],
+                                p["lower"]["delta"]["delta"])))
+    if at is None or len(p["upper"]["delta"]["eps_prime"]) <= 12:
+        lines.append(curve)
+    steps = [f"  {s['step']}: {s['dominating']} ({s['theorem']}; "
+             + "; ".join(f"arXiv:{x['arxiv']}" if x.get("arxiv") else x["title"]
+                         for x in s["papers"]) + ")" for s in p["steps"]]
+    pairs = [f"  {q['step']}: scores {q['scores']}, neighbour {q['neighbour']}"
+             for q in p["lower"]["pairs"]]
+    return "\n".join(head + lines + ["steps:"] + steps + ["lower bound's pairs:"] + pairs
+                     + ([f"plot written to {p['plot']}"] if p.get("plot") else []))
 
 
 def _lattice_estimate(args, n: int) -> Estimate:

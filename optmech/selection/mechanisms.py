@@ -77,6 +77,7 @@ __all__ = [
     "MECHANISMS",
     "PermuteAndFlip",
     "PmfMechanism",
+    "DOMINANCES",
     "PrivacyGuarantee",
     "RandomizedResponse",
     "ReportNoisyMax",
@@ -90,6 +91,11 @@ __all__ = [
 ]
 
 
+#: The kinds of dominating pair a guarantee can declare (:attr:`PrivacyGuarantee.dominance`;
+#: the theorems are in :mod:`optmech.privacy.dominating`).
+DOMINANCES = ("bounded-range", "laplace", "randomised-response")
+
+
 @dataclass(frozen=True)
 class PrivacyGuarantee:
     """``(epsilon, delta)``-differential privacy for scores of the stated sensitivity."""
@@ -101,6 +107,12 @@ class PrivacyGuarantee:
     #: For which scores the guarantee holds and where it is proved (e.g. a paper and theorem); may
     #: be empty.
     statement: str = ""
+    #: What dominates one run, for composition: ``(kind, ε of a round, rounds)`` with a kind
+    #: of :data:`DOMINANCES` (``"bounded-range"``: every pair's losses lie in an interval of
+    #: length ε, Dong, Durfee and Rogers, arXiv:1909.13830; ``"laplace"``: every pair is a
+    #: post-processing of the Laplace pair, :mod:`optmech.privacy.dominating`), or None when
+    #: only the ``(ε, δ)`` statement is claimed (pure ε-DP is dominated by randomised response).
+    dominance: tuple | None = None
 
     def __str__(self) -> str:
         kind = f"({self.epsilon:g}, {self.delta:g})-DP" if self.delta else f"{self.epsilon:g}-DP"
@@ -298,7 +310,10 @@ class ExponentialMechanism(_ScaledMechanism):
 
     @property
     def privacy(self) -> PrivacyGuarantee:
-        return PrivacyGuarantee(self.epsilon, 0.0, self._statement("McSherry-Talwar 2007"))
+        # ε-bounded range: the losses are (ε/(2Δ))(q_r - q'_r) plus one constant, and the
+        # moves span at most 2Δ (Δ with the monotonic exponent ε/Δ)
+        return PrivacyGuarantee(self.epsilon, 0.0, self._statement("McSherry-Talwar 2007"),
+                                ("bounded-range", self.epsilon, 1))
 
     def _pmf_rows(self, rows):
         weights = log_weight_rows(rows, self.exponent)      # a new array: exp in place
@@ -340,8 +355,11 @@ class PermuteAndFlip(_ScaledMechanism):
 
     @property
     def privacy(self) -> PrivacyGuarantee:
+        # a post-processing of the Laplace pair at ε (optmech.privacy.dominating: the
+        # exponential noise's survival function S has S'' <= S)
         return PrivacyGuarantee(self.epsilon, 0.0,
-                                self._statement("McKenna-Sheldon 2020, Theorem 1"))
+                                self._statement("McKenna-Sheldon 2020, Theorem 1"),
+                                ("laplace", self.epsilon, 1))
 
     def _pmf_rows(self, rows):
         return pf_probability_rows(log_weight_rows(rows, self.exponent))
@@ -414,7 +432,11 @@ class ReportNoisyMax(_ScaledMechanism):
         source = {"laplace": "Dwork-Roth 2014, Claim 3.9",
                   "exponential": "equals permute-and-flip; Ding et al. 2021",
                   "gumbel": "equals the exponential mechanism"}[self.noise]
-        return PrivacyGuarantee(self.epsilon, 0.0, self._statement(source))
+        # Laplace and exponential noise: a post-processing of the Laplace pair at ε
+        # (optmech.privacy.dominating); Gumbel noise: the exponential mechanism
+        kind = "bounded-range" if self.noise == "gumbel" else "laplace"
+        return PrivacyGuarantee(self.epsilon, 0.0, self._statement(source),
+                                (kind, self.epsilon, 1))
 
     def _parameters(self) -> dict:
         return {**super()._parameters(), "noise": self.noise}

@@ -253,11 +253,14 @@ class _Peeling(TopKMechanism):
     @property
     def privacy(self) -> PrivacyGuarantee:
         kind = "epsilon/T each" if self.top > 1 else "epsilon"
+        # T rounds, each dominated as its selection mechanism is (bounded range for EM, the
+        # Laplace pair for PF) at epsilon / T, on candidates that move under the same relation
+        round_kind, round_epsilon, _ = self.round.privacy.dominance
         return PrivacyGuarantee(self.epsilon, 0.0, (
             f"{self._relation()}: {self.top} round(s) of {self._rounds} at {kind} (exponent "
             f"{self.exponent:.6g} = epsilon/({'' if self.monotonic else '2'}TΔ); one round is "
             f"epsilon/T-DP on the candidates left, which move under the same relation), "
-            f"{_COMPOSITION}"))
+            f"{_COMPOSITION}"), (round_kind, round_epsilon, self.top))
 
 
 class PeelingEM(_Peeling):
@@ -363,8 +366,12 @@ class _Joint(TopKMechanism):
             calibration = (f"the utility moves by at most {self.utility_sensitivity:g} "
                            f"({'Δ' if self.monotonic else '2Δ'}), exponent "
                            f"{self.exponent:.6g} = epsilon/(2 x {self.utility_sensitivity:g})")
+        # the exponential mechanism (PF) on a utility of sensitivity utility_sensitivity with
+        # exponent epsilon / (2 utility_sensitivity): bounded range (the Laplace pair)
+        kind = "laplace" if self._race == "pf" else "bounded-range"
         return PrivacyGuarantee(self.epsilon, 0.0, f"{self._relation()}: {self._selection} "
-                                                   f"{self._over}; {calibration}")
+                                                   f"{self._over}; {calibration}",
+                                (kind, self.epsilon, 1))
 
 
 class JointEM(_Joint):
