@@ -162,9 +162,10 @@ def register(subparsers) -> None:
                          help="T of the top-k steps, 1 to 64 (default 1)")
     account.add_argument("--n", type=positive_int, default=2,
                          help="candidates of the lower bound's pairs, 2 to 64 (default 2)")
-    account.add_argument("--resolution", type=positive_int, default=16,
+    account.add_argument("--resolution", type=positive_int, default=None,
                          help="grid nodes per epsilon of the smallest round, 2 to 4096 "
-                              "(default 16; sets the work)")
+                              "(sets the work; default: 16, or 8 or 4 when 16 would take "
+                              "more than about 5 CPU s)")
     account.add_argument("--plot", metavar="FILE.png", type=output_file(),
                          help="write the composed delta curves as a PNG")
     add_json_flag(account)
@@ -238,8 +239,10 @@ def _build_step_mechanism(name: str, epsilon: float, monotonic: bool, top: int):
     from optmech.privacy.accountant import build_selection
     from optmech.validation import InvalidArgumentError
 
-    name = names(ACCOUNT_MECHANISMS)(name) if name.replace("-", "_") in [
-        m.replace("-", "_") for m in ACCOUNT_MECHANISMS] else name
+    spelled = {m.replace("-", "_"): m for m in ACCOUNT_MECHANISMS}
+    if name.replace("-", "_") not in spelled:
+        raise InvalidArgumentError("mechanism", name, "one of " + ", ".join(ACCOUNT_MECHANISMS))
+    name = spelled[name.replace("-", "_")]
     if name in HETEROGENEOUS:
         from optmech.heterogeneous import make_heterogeneous
 

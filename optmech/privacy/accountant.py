@@ -42,11 +42,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
 from lp_models.display import Tabular
-from optmech.privacy.adaptive import AZUMA_TAIL, HockeyStickBound, bounded_range_kl
+from optmech.privacy.adaptive import (
+    AZUMA_TAIL,
+    CHUNK,
+    HockeyStickBound,
+    bounded_range_kl,
+    kept_nodes,
+    pieces,
+)
 from optmech.privacy.dominating import (
     BOUNDED_RANGE,
     FAMILY,
@@ -57,6 +65,7 @@ from optmech.privacy.dominating import (
 )
 from optmech.privacy.fallbacks import fallbacks
 from optmech.privacy.loss_atoms import LossAtoms
+from optmech.progress import progress
 from optmech.resources import Estimate, require
 from optmech.validation import InvalidArgumentError, check_choice, check_integer, \
     check_positive
@@ -68,10 +77,14 @@ __all__ = ["MECHANISMS", "RELATIONS", "Accountant", "AccountReport", "Step",
 #: objects, or by name through a ``build`` function: the CLI's builds every one).
 MECHANISMS = ("pf", "em", "rnm_laplace", "rnm_gumbel", "rnm_exponential", "rr", "uniform")
 RELATIONS = ("general", "monotonic")
-#: Grid nodes per ε of the smallest round (second-order accurate: doubling it moves eps' by
-#: about a quarter as much as the last doubling; measured at 100 runs of ε = 0.1: 2.2688,
-#: 2.2548, 2.2519 at 8, 16, 32 nodes, against the attained 2.2453).
-RESOLUTION = 16
+#: Grid nodes per ε of the smallest round, tried from the finest down until the estimated
+#: work is at most :data:`AUTO_SECONDS` (second-order accurate: halving the grid moves eps'
+#: by about a quarter as much as the last halving; measured at 100 runs of ε = 0.1: 2.2688,
+#: 2.2548, 2.2519 at 8, 16, 32 nodes, against the attained 2.2453; at 500 runs of ε = 0.1,
+#: 300 of permute-and-flip at 1 and 200 of report-noisy-max at 0.5: 203.15, 202.80, 202.72
+#: at 4, 8, 16).
+RESOLUTIONS = (16, 8, 4)
+AUTO_SECONDS = 5.0
 _LOWER_ATOMS = 1024
 _LOG_TAIL = math.log(1.0 / AZUMA_TAIL)
 # dp_accounting's PermuteAndFlipDpEvent: the mechanisms for which it uses the Laplace curves
@@ -132,8 +145,10 @@ class Step:
         try:
             mechanism = build(parts[0].strip(), epsilon, monotonic, top)
         except InvalidArgumentError as error:
-            raise InvalidArgumentError("step", text, f"a known mechanism ({error.allowed})") \
-                from None
+            if error.argument != "mechanism":
+                raise
+            raise InvalidArgumentError("step", text, "MECHANISM:EPS[:COUNT] with MECHANISM "
+                                                     f"{error.allowed}") from None
         return cls(mechanism, count, f"{parts[0].strip()}:{epsilon:g}:{count}")
 
     def __str__(self) -> str:
@@ -171,7 +186,8 @@ def _rounds(steps) -> list[tuple[Dominance, int]]:
 
 def _azuma(rounds) -> tuple[float, float, float]:
     """Sums over the rounds of the mean-loss bound, the squared loss range and the largest
-    loss (:mod:`optmech.privacy.adaptive`)."""
+    loss, for the windows of the steps not yet composed (:mod:`optmech.privacy.adaptive`;
+    a pure-DP pair's loss spans ``2 ε`` and its mean is at most randomised response's)."""
     mean = variance = largest = 0.0
     for d, count in rounds:
         eps = d.epsilon
@@ -179,82 +195,136 @@ def _azuma(rounds) -> tuple[float, float, float]:
             mean += count * bounded_range_kl(eps)
             variance += count * eps ** 2
         else:
-            mean += count * eps * math.tanh(eps / 2.0)      # KL of randomised response
+            mean += count * eps * math.tanh(eps / 2.0)
             variance += count * (2.0 * eps) ** 2
         largest += count * eps
     return mean, variance, largest
 
 
-def _grid(rounds, resolution: int) -> float:
-    """The finest grid step: the smallest ε over ``resolution``."""
-    smallest = min((d.epsilon for d, _ in rounds), default=1.0)
-    return smallest / resolution
+def _base_grid(epsilons, resolution: int) -> float:
+    """The finest grid step: at most the smallest ε over ``resolution``, and a divisor of
+    every ε where their ratios are simple fractions (then the atoms of randomised response and
+    of the Laplace pair sit on nodes and the spread onto the grid costs nothing at them;
+    measured at ε = 0.3, h = 0.07: 0.007 above the Laplace curve, against 3e-5 at h =
+    0.03)."""
+    smallest = min(epsilons) / resolution
+    common = None
+    for eps in epsilons:
+        ratio = Fraction(eps / max(epsilons)).limit_denominator(1000)
+        if abs(float(ratio) * max(epsilons) - eps) > 1e-12 * eps:
+            return smallest
+        common = ratio if common is None else Fraction(
+            math.gcd(common.numerator * ratio.denominator, ratio.numerator * common.denominator),
+            common.denominator * ratio.denominator)
+    step = float(common) * max(epsilons)
+    step /= math.ceil(step / smallest * (1 - 1e-12))
+    return step if step >= smallest / 4 else smallest
 
 
-def _round_grid(base: float, epsilon: float, resolution: int) -> float:
+def _round_grid(base: float, epsilon: float, resolution: int, aligned: bool) -> float:
     """The grid of a round at ``epsilon``: ``base`` times the largest power of two that keeps
-    at least ``resolution`` nodes per ε."""
+    at least ``resolution`` nodes per ε (a power of two: regridding keeps nodes) and, when
+    ``aligned``, ε on a node."""
     power = max(0, int(math.floor(math.log2(max(epsilon / (resolution * base), 1.0)) + 1e-9)))
+    nodes = epsilon / base
+    if aligned and abs(nodes - round(nodes)) < 1e-9 * nodes:
+        while power and round(nodes) % 2 ** power:
+            power -= 1
     return base * 2 ** power
 
 
-def work_estimate(steps, resolution: int = RESOLUTION,
-                  reach: float | None = None) -> Estimate:
-    """CPU seconds and bytes of :meth:`Accountant.upper` before it runs (naming ``step``):
-    the nodes each round keeps (from the same Azuma-Hoeffding windows the computation uses)
-    times the pieces a bounded-range round evaluates, at 40 ns a node and piece (measured:
-    29 ns on an idle core), and the largest node array times 100 bytes."""
+@dataclass(frozen=True)
+class _Group:
+    """``count`` rounds in a row of one dominance on one grid, in backward order, with what
+    the composition and its estimate need: the spread pair of a fixed round, the squared
+    ranges of the rounds before them in time."""
+
+    dominance: Dominance
+    count: int
+    step: float
+    fixed: object            # FixedStep, or None for a bounded-range round
+    earlier_variance: float  # of the rounds before this group, in time
+    round_variance: float
+
+
+def _plan(steps, resolution: int) -> list[_Group]:
+    """The composition's groups, last in time first (:func:`_upper` and
+    :func:`work_estimate` both walk them)."""
     rounds = _rounds(steps)
-    if not rounds:
-        return Estimate(0.0, 0.0, "step", None)
-    base = _grid(rounds, resolution)
-    _, _, largest_total = _azuma(rounds)
+    base = _base_grid([d.epsilon for d, _ in rounds] or [1.0], resolution)
+    plan, cache = [], {}
+    for i in range(len(rounds) - 1, -1, -1):
+        d, count = rounds[i]
+        h = _round_grid(base, d.epsilon, resolution, d.kind != BOUNDED_RANGE)
+        fixed = None
+        if d.kind != BOUNDED_RANGE:
+            if (d.kind, d.epsilon, h) not in cache:
+                cache[(d.kind, d.epsilon, h)] = d.fixed_step(h)
+            fixed = cache[(d.kind, d.epsilon, h)]
+        plan.append(_Group(d, count, h, fixed, _azuma(rounds[:i])[1], _azuma([(d, 1)])[1]))
+    return plan
+
+
+def _window(group: _Group, done: int, reach: float) -> float:
+    """How far up the bound must be stored after ``done + 1`` rounds of ``group``: the
+    largest ``eps'`` wanted plus what the rounds before it can shift the budget by
+    (Azuma-Hoeffding, their means are >= 0)."""
+    earlier = group.earlier_variance + (group.count - done - 1) * group.round_variance
+    return reach + math.sqrt(earlier * _LOG_TAIL / 2.0)
+
+
+# CPU seconds per node and piece of a bounded-range round, and per node and tap of a fixed
+# round (np.convolve), upper estimates on a loaded 2-core machine (measured: 11-14 ns and
+# under 1 ns on an idle core, 20-28 ns and 1-2 ns beside three busy processes); peak bytes
+# per node kept: 210 for a bounded-range round up to CHUNK nodes and 40 beyond, 44 for a
+# fixed round (tracemalloc: 152-192 and 36-42), plus 8 KiB.
+_SECONDS_PER_PIECE, _SECONDS_PER_TAP, _SECONDS_PER_ROUND = 40e-9, 4e-9, 4e-5
+_BYTES_PER_NODE = (210.0, 40.0, 44.0)
+
+
+def work_estimate(steps, resolution: int = RESOLUTIONS[0], reach: float = math.inf
+                  ) -> Estimate:
+    """CPU seconds and peak bytes of :func:`_upper`, before it runs (naming ``step``): the
+    nodes each round keeps, from the plan the computation itself follows, times the pieces
+    of a bounded-range round or the taps of a fixed one (constants above)."""
     seconds, peak = 0.0, 0.0
     mean = variance = largest = 0.0
-    for d, count in reversed(rounds):
-        h = _round_grid(base, d.epsilon, resolution)
-        pieces = 2 * d.epsilon / h + 2 if d.kind == BOUNDED_RANGE else 2 * d.epsilon / h + 3
-        m1, v1, l1 = _azuma([(d, 1)])
-        # the window grows with the rounds processed; sum it round by round in blocks
-        block = max(1, count // 64)
-        done = 0
-        while done < count:
-            k = min(block, count - done)
+    for group in _plan(steps, resolution):
+        h, d = group.step, group.dominance
+        if group.fixed is None:
+            m1, v1, l1 = bounded_range_kl(d.epsilon), d.epsilon ** 2, d.epsilon
+            work = len(pieces(d.epsilon, h)) * _SECONDS_PER_PIECE
+        else:
+            f = group.fixed
+            m1, v1 = f.mean, f.spread ** 2
+            l1 = (f.start + f.masses.size - 1) * h
+            work = f.masses.size * _SECONDS_PER_TAP
+        block = max(1, group.count // 64)      # the window grows with the rounds done
+        for done in range(block - 1, group.count + block - 1, block):
+            k = min(block, group.count - (done - block + 1))
+            done = min(done, group.count - 1)
             mean, variance, largest = mean + k * m1, variance + k * v1, largest + k * l1
-            top_x = min(largest, mean + math.sqrt(variance * _LOG_TAIL / 2.0),
-                        math.inf if reach is None else reach)
-            nodes = top_x / h + 2 * pieces
-            seconds += k * nodes * pieces * 40e-9
-            peak = max(peak, nodes * 100.0)
-            done += k
-    del largest_total
-    return Estimate(seconds, peak + 2**20 * 8, "step", len(steps))
+            nodes = kept_nodes(h, mean, variance, largest, _window(group, done, reach))
+            seconds += k * (nodes * work + _SECONDS_PER_ROUND)
+            bytes_ = (_BYTES_PER_NODE[0] * min(nodes, CHUNK)
+                      + _BYTES_PER_NODE[1] * max(nodes - CHUNK, 0)
+                      if group.fixed is None else _BYTES_PER_NODE[2] * nodes)
+            peak = max(peak, bytes_)
+    return Estimate(seconds, peak + 2**13, "step", len(steps))
 
 
 def _upper(steps, resolution: int, reach: float) -> HockeyStickBound:
     """The certified bound on ``delta`` of the whole sequence (module docstring)."""
-    rounds = _rounds(steps)
-    base = _grid(rounds, resolution)
-    bound = HockeyStickBound.terminal(base)
-    fixed_cache: dict = {}
-    remaining = list(rounds)
-    while remaining:
-        d, count = remaining.pop()                       # backward: the last round first
-        h = _round_grid(base, d.epsilon, resolution)
-        bound = bound.regrid(h) if bound.step != h else bound
-        _, earlier_variance, _ = _azuma(remaining)
-        _, round_variance, _ = _azuma([(d, 1)])
-        for done in range(count):
-            # what the rounds before this one (in time) can shift the budget by
-            earlier = earlier_variance + (count - done - 1) * round_variance
-            window = reach + math.sqrt(earlier * _LOG_TAIL / 2.0)
-            if d.kind == BOUNDED_RANGE:
-                bound = bound.apply_bounded_range(d.epsilon, window)
-            else:
-                key = (d.kind, d.epsilon, h)
-                if key not in fixed_cache:
-                    fixed_cache[key] = d.fixed_step(h)
-                bound = bound.apply_fixed(fixed_cache[key], window)
+    plan = _plan(steps, resolution)
+    bound = HockeyStickBound.terminal(plan[-1].step if plan else 1.0)
+    with progress(total=sum(g.count for g in plan), desc="composing rounds") as bar:
+        for group in plan:
+            bound = bound.regrid(group.step) if bound.step != group.step else bound
+            for done in range(group.count):
+                window = _window(group, done, reach)
+                bound = (bound.apply_bounded_range(group.dominance.epsilon, window)
+                         if group.fixed is None else bound.apply_fixed(group.fixed, window))
+                bar.update(1)
     return bound
 
 
@@ -392,18 +462,40 @@ def _atoms_delta(atoms: LossAtoms, eps_prime) -> np.ndarray:
     return np.maximum(atoms.delta(eps_prime), atoms.reversed().delta(eps_prime))
 
 
+def _one_direction_epsilon(atoms: LossAtoms, delta: float) -> float:
+    """The largest ``eps' >= 0`` with ``delta(eps') >= delta`` in this direction: ``delta``
+    at every loss ``l_j`` by the recurrence ``D_j = (1 - e^-(l_{j+1} - l_j)) A_j +
+    e^-(l_{j+1} - l_j) D_{j+1}`` (``A_j``: the ``P``-mass above ``l_j``; only positive
+    terms), then ``A - e^eps' B = delta`` solved on the interval where it crosses."""
+    loss, p = atoms.losses, np.exp(atoms.log_p)
+    keep = np.isfinite(loss) & (p > 0)
+    infinite = float(p[np.isposinf(loss)].sum())
+    loss, p = loss[keep], p[keep]
+    if infinite >= delta or not loss.size:
+        return 0.0 if infinite < delta else math.inf
+    above = np.concatenate([np.cumsum(p[::-1])[::-1][1:], [0.0]])      # A_j
+    curve = np.empty(loss.size)
+    curve[-1] = 0.0
+    for j in range(loss.size - 2, -1, -1):
+        decay = math.exp(loss[j] - loss[j + 1])
+        curve[j] = (1.0 - decay) * above[j] + decay * curve[j + 1]
+    curve += infinite
+    at = np.flatnonzero(curve >= delta)
+    j = int(at[-1]) if at.size else -1        # the crossing is on (l_j, l_{j+1}]
+    start = float(loss[j]) if j >= 0 else -math.inf
+    # there: delta(e) = A - e^e B over the atoms above l_j, B their Q-mass
+    mass = p[j + 1:]
+    a = float(mass.sum()) + infinite
+    b = float((mass * np.exp(-loss[j + 1:])).sum())
+    root = math.log((a - delta) / b) if b > 0 and a > delta else start
+    return max(0.0, start, root - 1e-12 * max(1.0, abs(root)))
+
+
 def _atoms_epsilon(atoms: LossAtoms, delta: float) -> float:
-    """The largest ``eps' >= 0`` with ``delta(eps') >= delta`` (0 if none)."""
-    if _atoms_delta(atoms, [0.0])[0] < delta:
-        return 0.0
-    finite = atoms.losses[np.isfinite(atoms.losses)]
-    lo, hi = 0.0, float(np.abs(finite).max()) if finite.size else 0.0
-    if _atoms_delta(atoms, [hi])[0] >= delta:
-        return hi
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if _atoms_delta(atoms, [mid])[0] >= delta else (lo, mid)
-    return lo
+    """The largest ``eps' >= 0`` with ``delta(eps') >= delta``, the larger of the two
+    directions (0 if none)."""
+    return max(_one_direction_epsilon(atoms, delta),
+               _one_direction_epsilon(atoms.reversed(), delta))
 
 
 def _published(steps) -> list[tuple[str, float, int]]:
@@ -481,15 +573,17 @@ class Accountant:
     (add/remove of a record: all scores move the same way), which every mechanism must be
     calibrated for; ``top``: the T of top-k steps given by name; ``n``: candidates of the
     lower bound's pairs (a pair on two candidates embeds in more, except for randomised
-    response); ``resolution``: grid nodes per ε of the smallest round.
+    response); ``resolution``: grid nodes per ε of the smallest round (None: the finest
+    of :data:`RESOLUTIONS` estimated to take at most :data:`AUTO_SECONDS`).
     """
 
     def __init__(self, steps, relation: str = "general", top: int = 1, n: int = 2,
-                 resolution: int = RESOLUTION, build=build_selection):
+                 resolution: int | None = None, build=build_selection):
         self.relation = check_choice(relation, "relation", RELATIONS)
         self.top = check_integer(top, "top", minimum=1, maximum=64)
         self.n = check_integer(n, "n", minimum=2, maximum=64)
-        self.resolution = check_integer(resolution, "resolution", minimum=2, maximum=4096)
+        self.resolution = (None if resolution is None else
+                           check_integer(resolution, "resolution", minimum=2, maximum=4096))
         monotonic = self.relation == "monotonic"
         if isinstance(steps, (str, Step)):
             steps = [steps]
@@ -524,11 +618,23 @@ class Accountant:
                                                               / 2.0)))
         return reach + 1.0
 
+    def resolution_for(self, delta: float | None = 1e-6, eps_prime=()) -> int:
+        """The grid resolution used: the one given, or the finest of :data:`RESOLUTIONS`
+        estimated to take at most :data:`AUTO_SECONDS`."""
+        if self.resolution is not None:
+            return self.resolution
+        reach = self._reach(delta, [float(e) for e in eps_prime])
+        for resolution in RESOLUTIONS:
+            if work_estimate(self.steps, resolution, reach).seconds <= AUTO_SECONDS:
+                return resolution
+        return RESOLUTIONS[-1]
+
     def estimate(self, delta: float | None = 1e-6, eps_prime=()) -> Estimate:
-        """What :meth:`report` costs before it runs (:func:`work_estimate`), naming
+        """What :meth:`upper` costs before it runs (:func:`work_estimate`), naming
         ``step``."""
-        return work_estimate(self.steps, self.resolution,
-                             self._reach(delta, [float(e) for e in eps_prime]))
+        eps_prime = [float(e) for e in eps_prime]
+        return work_estimate(self.steps, self.resolution_for(delta, eps_prime),
+                             self._reach(delta, eps_prime))
 
     def upper(self, delta: float | None = 1e-6, eps_prime=()) -> HockeyStickBound:
         """The certified bound on the composed ``delta(eps')`` (callable on ``eps'``;
@@ -539,7 +645,8 @@ class Accountant:
         require(self.estimate(delta, eps_prime))
         if not _rounds(self.steps):
             return HockeyStickBound.terminal(1.0)
-        return _upper(self.steps, self.resolution, self._reach(delta, eps_prime))
+        return _upper(self.steps, self.resolution_for(delta, eps_prime),
+                      self._reach(delta, eps_prime))
 
     def lower(self, delta: float | None = 1e-6, eps_prime: float | None = None
               ) -> tuple[LossAtoms, list]:
@@ -621,7 +728,8 @@ class Accountant:
             "upper": {"eps": upper_eps,
                       "delta": {"eps_prime": grid, "delta": upper_curve.tolist()},
                       "method": method, "adaptive": True, "order": "as given",
-                      "resolution": self.resolution, "grid_step": bound.step},
+                      "resolution": self.resolution_for(delta, asked or ()),
+                      "grid_step": bound.step},
             "lower": {"eps": lower_eps,
                       "delta": {"eps_prime": grid, "delta": lower_curve.tolist()},
                       "adaptive": False, "n": self.n,

@@ -88,17 +88,16 @@ import numpy as np
 
 from optmech.validation import InvalidArgumentError
 
-__all__ = ["AZUMA_TAIL", "ROUNDING_INFLATION", "FixedStep", "HockeyStickBound",
-           "bounded_range_kl", "bounded_range_mass"]
+__all__ = ["AZUMA_TAIL", "CHUNK", "ROUNDING_INFLATION", "FixedStep", "HockeyStickBound",
+           "bounded_range_kl", "bounded_range_mass", "kept_nodes", "pieces"]
 
 #: Probability below which the Azuma-Hoeffding bound lets nodes go unstored.
 AZUMA_TAIL = 1e-30
 #: Relative inflation per step that absorbs floating-point rounding (module docstring).
 ROUNDING_INFLATION = 1e-12
 _LOG_TAIL = math.log(1.0 / AZUMA_TAIL)
-# Nodes per chunk when a step is evaluated (bounds the temporaries: about 80 bytes a node
-# and piece).
-_CHUNK = 1 << 15
+#: Nodes per chunk when a bounded-range step is evaluated (bounds its temporaries).
+CHUNK = 1 << 15
 
 
 def bounded_range_kl(epsilon: float) -> float:
@@ -242,20 +241,12 @@ class HockeyStickBound:
         weight = np.expm1(r * step) / math.expm1(self.step)
         return replace(self, step=step, values=(1.0 - weight) * w[i] + weight * w[i + 1])
 
-    def _nodes(self, mean: float, variance: float, largest: float, reach: float) -> int:
-        """Nodes to keep after a step: up to where the Azuma-Hoeffding bound falls below
-        :data:`AZUMA_TAIL`, the largest loss, or ``reach`` (module docstring)."""
-        top = min(largest, reach)
-        if variance > 0:
-            top = min(top, mean + math.sqrt(variance * _LOG_TAIL / 2.0))
-        return int(math.ceil(max(top, 0.0) / self.step)) + 2
-
     def apply_fixed(self, step: FixedStep, reach: float = math.inf) -> "HockeyStickBound":
         """``W'(x) = sum_j p_j W(x - l_j)`` (module docstring), at every node kept."""
         mean = self.mean + step.mean
         variance = self.variance + step.spread ** 2
         largest = self.largest + (step.start + step.masses.size - 1) * self.step
-        n = self._nodes(mean, variance, largest, reach)
+        n = kept_nodes(self.step, mean, variance, largest, reach)
         # W'(x_i) = sum_j p_j W(x_{i - start - j}): a convolution over the needed nodes
         w = self.node_values(-step.start - step.masses.size + 1, n - step.start)
         values = np.convolve(w, step.masses, mode="valid")
@@ -269,20 +260,31 @@ class HockeyStickBound:
         mean = self.mean + bounded_range_kl(epsilon)
         variance = self.variance + epsilon ** 2
         largest = self.largest + epsilon
-        n = self._nodes(mean, variance, largest, reach)
+        n = kept_nodes(h, mean, variance, largest, reach)
         reach_nodes = int(math.ceil(epsilon / h)) + 2
         w = self.node_values(-reach_nodes, n + reach_nodes + 1)    # w[k + reach_nodes]
-        pieces = _pieces(epsilon, h)
+        breakpoints = pieces(epsilon, h)
         best = np.zeros(n)
-        for start in range(0, n, _CHUNK):
-            stop = min(start + _CHUNK, n)
+        for start in range(0, n, CHUNK):
+            stop = min(start + CHUNK, n)
             best[start:stop] = _best_over_pieces(w, reach_nodes, start, stop, epsilon, h,
-                                                 pieces)
+                                                 breakpoints)
         values = np.minimum(best * (1.0 + ROUNDING_INFLATION), 1.0)
         return replace(self, values=values, mean=mean, variance=variance, largest=largest)
 
 
-def _pieces(epsilon: float, h: float) -> np.ndarray:
+def kept_nodes(step: float, mean: float, variance: float, largest: float,
+               reach: float = math.inf) -> int:
+    """Nodes a bound keeps after a step: up to where the Azuma-Hoeffding bound of the steps
+    composed (``mean``, ``variance``) falls below :data:`AZUMA_TAIL`, the largest loss, or
+    ``reach`` (module docstring)."""
+    top = min(largest, reach)
+    if variance > 0:
+        top = min(top, mean + math.sqrt(variance * _LOG_TAIL / 2.0))
+    return int(math.ceil(max(top, 0.0) / step)) + 2
+
+
+def pieces(epsilon: float, h: float) -> np.ndarray:
     """The ``t``-breakpoints in ``[0, ε]``: where ``x - t`` or ``x - t + ε`` crosses a node."""
     m = int(math.floor(epsilon / h + 1e-9))
     points = np.concatenate([np.arange(m + 1) * h, epsilon - np.arange(m + 1) * h,
@@ -292,51 +294,49 @@ def _pieces(epsilon: float, h: float) -> np.ndarray:
     return points[keep]
 
 
-def _stencil(w: np.ndarray, offset: int, start: int, stop: int, base: np.ndarray,
-             fraction) -> np.ndarray:
-    """``W`` read at ``x_i - u`` for nodes ``i`` in ``[start, stop)``: the segment
-    ``x_{i + base} .. x_{i + base + 1}`` with the interpolation weight ``fraction``
-    (linear in ``alpha``), ``w[k + offset]`` being ``W(x_k)``."""
-    k = np.arange(start, stop) + base + offset
-    return (1.0 - fraction) * w[k] + fraction * w[k + 1]
-
-
 def _best_over_pieces(w, offset, start, stop, epsilon, h, breakpoints) -> np.ndarray:
-    """The sup over ``t`` of the bounded-range objective at the nodes ``start .. stop-1``."""
+    """The sup over ``t`` of the bounded-range objective at the nodes ``start .. stop-1``:
+    its values at every breakpoint (one evaluation each: at a breakpoint both adjacent
+    pieces read the same node values), and inside a piece at the nodes whose stationary
+    point falls inside it (only there can the piece's maximum be interior)."""
     expm1_h = math.expm1(h)
     scale = -math.expm1(-epsilon)
-    best = np.zeros(stop - start)
     nodes = np.arange(start, stop)
 
-    def objective(t, b1, b0):
-        # t: scalar or per node; b1, b0: segment offsets of x - t and x - t + eps
+    def read(k, fraction):
+        # W between the nodes k and k + 1 (k: indices into w), linear in alpha
+        return (1.0 - fraction) * w[k] + fraction * w[k + 1]
+
+    def objective(t, k1, k0, b1, b0):
+        # p_t W(x - t) + (1 - p_t) W(x - t + eps); x - t in segment k1 = node + b1, ...
         p = -np.expm1(t - epsilon) / scale
         f1 = np.expm1(-t - b1 * h) / expm1_h
         f0 = np.expm1(epsilon - t - b0 * h) / expm1_h
-        return (p * _stencil(w, offset, start, stop, b1, f1)
-                + (1.0 - p) * _stencil(w, offset, start, stop, b0, f0))
+        return p * read(k1, f1) + (1.0 - p) * read(k0, f0)
 
-    for t_a, t_b in zip(breakpoints[:-1], breakpoints[1:]):
+    def segments(t_a, t_b):
         mid = 0.5 * (t_a + t_b)
-        b1 = int(math.floor(-mid / h))
-        b0 = int(math.floor((epsilon - mid) / h))
-        ends = [objective(t, b1, b0) for t in (t_a, t_b)]
-        best = np.maximum(best, np.maximum(ends[0], ends[1]))
-        # interior maximiser: y* = sqrt(r0 / r2) with r's from the two segments' lines
-        k1 = nodes + b1 + offset
-        k0 = nodes + b0 + offset
-        d1 = (w[k1] - w[k1 + 1]) / expm1_h              # slope x node, segment of x - t
+        b1, b0 = int(math.floor(-mid / h)), int(math.floor((epsilon - mid) / h))
+        return b1, b0, nodes + b1 + offset, nodes + b0 + offset
+
+    best = np.zeros(stop - start)
+    for i, t in enumerate(breakpoints):
+        b1, b0, k1, k0 = segments(*(breakpoints[i:i + 2] if i + 1 < len(breakpoints)
+                                    else breakpoints[i - 1:i + 1]))
+        np.maximum(best, objective(t, k1, k0, b1, b0), out=best)
+    exp_eps = math.exp(-epsilon)
+    for t_a, t_b in zip(breakpoints[:-1], breakpoints[1:]):
+        # the stationary point y* = sqrt(r0 / r2) of r2 y + r1 + r0 / y on this piece, with
+        # W = c - d beta on each segment: r0 ~ alpha (d0 - d1), r2 ~ e^-eps (c0 - c1)
+        b1, b0, k1, k0 = segments(t_a, t_b)
+        d1 = (w[k1] - w[k1 + 1]) / expm1_h              # d * beta_k (beta_k = e^{x_k})
         d0 = (w[k0] - w[k0 + 1]) / expm1_h
-        c1 = w[k1] + d1
-        c0 = w[k0] + d0
-        alpha_d1 = d1 * math.exp(-b1 * h)               # alpha d = D e^{-offset h}
-        alpha_d0 = d0 * math.exp(-b0 * h)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = (alpha_d1 - alpha_d0) / (math.exp(-epsilon) * (c1 - c0))
+            ratio = ((d1 * math.exp(-b1 * h) - d0 * math.exp(-b0 * h))
+                     / (exp_eps * ((w[k1] + d1) - (w[k0] + d0))))
             t_star = 0.5 * np.log(ratio)
-        inside = np.isfinite(t_star) & (t_star > t_a) & (t_star < t_b)
-        if inside.any():
-            t_in = np.where(inside, t_star, mid)
-            value = objective(t_in, b1, b0)
-            best = np.maximum(best, np.where(inside, value, 0.0))
+        inside = np.flatnonzero((t_star > t_a) & (t_star < t_b))
+        if inside.size:
+            value = objective(t_star[inside], k1[inside], k0[inside], b1, b0)
+            best[inside] = np.maximum(best[inside], value)
     return best

@@ -158,12 +158,49 @@ def test_referee_table_and_markdown(capsys):
     (["worst", "--mechanism", "rnm-laplace", "--eps", "1", "--n", "50", "--max-work", "1s"],
      "--n"),
     (["referee", "--only", "nope"], "--only"),
+    (["account", "--step", "em"], "--step"),
+    (["account", "--step", "em:-1"], "--step"),
+    (["account", "--step", "nope:1:2"], "--step"),
+    (["account", "--step", "em:1:0"], "--step"),
+    (["account", "--step", "em:0.1", "--delta", "1"], "--delta"),
+    (["account", "--step", "em:0.1", "--eps-prime", "-1"], "--eps-prime"),
+    (["account", "--step", "em:0.1", "--top", "65"], "--top"),
+    (["account", "--step", "em:0.1", "--n", "1"], "--n"),
+    (["account", "--step", "em:0.001:10000000", "--max-work", "1s"], "--step"),
+    (["account", "--step", "gem:1:2", "--relation", "monotonic"], "--relation"),
 ])
 def test_bad_input_is_one_line_naming_the_option(capsys, argv, option):
     code, out, err = run_cli_error(capsys, "privacy", *argv)
     assert code == 2 and out == ""
     lines = without_status(err)
     assert len(lines) == 1 and option in lines[0], err
+
+
+def test_account_json_follows_its_schema_and_brackets(capsys):
+    from optmech.schemas import validate
+
+    doc = _json(capsys, "privacy", "account", "--step", "em:0.1:20", "--step", "pf:0.5:3",
+                "--step", "peel-em:1:2", "--top", "2", "--delta", "1e-5")
+    validate(doc)
+    assert [s["dominating"] for s in doc["steps"]] == ["bounded-range", "laplace",
+                                                       "bounded-range"]
+    assert doc["upper"]["eps"] >= doc["lower"]["eps"] > 0
+    assert doc["saving"]["absolute"] >= 0
+    assert doc["upper"]["eps"] <= min(v["eps"] for v in doc["fallbacks"].values())
+    doc = _json(capsys, "privacy", "account", "--step", "rr:1:3", "--n", "3",
+                "--eps-prime", "0,1,2.5")
+    validate(doc)
+    assert "eps" not in doc["upper"] and "saving" not in doc
+    assert all(u >= l for u, l in zip(doc["upper"]["delta"]["delta"],
+                                      doc["lower"]["delta"]["delta"]))
+
+
+def test_account_table_and_plot(capsys, tmp_path):
+    plot = tmp_path / "curves.png"
+    code, out, _ = run_cli(capsys, "privacy", "account", "--step", "em:0.1:10", "--plot",
+                           str(plot), "--quiet")
+    assert code == 0 and "upper (certified, adaptive)" in out and "saving" in out
+    assert plot.stat().st_size > 1000
 
 
 def test_ends_of_the_documented_ranges(capsys):

@@ -71,6 +71,8 @@ RUNS = {
                  "--subsets", "--constraints", "private", "--mechanisms", "peel-pf"]],
     "privacy.pair": [["privacy", "pair", "--mechanism", "pf", "--eps", "2", "--scores", "0,0",
                       "--neighbour", "1,-1", "--orders", "1,2,inf"]],
+    "privacy.account": [["privacy", "account", "--step", "em:0.2:3", "--step", "pf:1",
+                         "--eps-prime", "0,0.5"]],
     "privacy.worst": [["privacy", "worst", "--mechanism", "em", "--eps", "1", "--n", "2",
                        "--depth", "2", "--starts", "0", "--iterations", "10"]],
     "privacy.referee": [["privacy", "referee", "--quick", "--only",

@@ -1,0 +1,194 @@
+"""The certified accountant (optmech.privacy.accountant): its fallbacks against independent
+40-digit computations (randomised response composed: Kairouz-Oh-Viswanath's binomial sum;
+zCDP: the closed form), the certified upper curve never below the attained lower one (every
+row of the guide's table at reduced counts, random heterogeneous sequences of selection and
+top-k mechanisms, both relations), its convergence as the grid refines, its memory estimate
+against tracemalloc, and the refusals."""
+
+import tracemalloc
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+from optmech.privacy.accountant import (
+    Accountant,
+    Step,
+    _atoms_delta,
+    _atoms_epsilon,
+    dominance_of,
+)
+from optmech.privacy.fallbacks import fallbacks as fallbacks_of
+from optmech.selection.mechanisms import make_mechanism
+from optmech.topk.mechanisms import make_topk_mechanism
+from optmech.validation import InvalidArgumentError
+
+
+def _rr_epsilon(eps, k, delta):
+    """eps' of randomised response at eps composed k times, at delta: bisection on the
+    binomial sum at 40 digits."""
+    with mp.workdps(40):
+        eps = mp.mpf(eps)
+        p = mp.e ** eps / (1 + mp.e ** eps)
+        terms = [(mp.binomial(k, i) * p ** (k - i) * (1 - p) ** i, (k - 2 * i) * eps)
+                 for i in range(k + 1)]
+
+        def curve(e):
+            return sum(m * (1 - mp.e ** (e - l)) for m, l in terms if l > e)
+
+        lo, hi = mp.mpf(0), k * eps
+        for _ in range(120):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if curve(mid) > delta else (lo, mid)
+        return float(hi)
+
+
+@pytest.mark.parametrize("eps, k", [(0.05, 1000), (0.1, 100), (0.5, 50), (1.0, 10)])
+def test_fallbacks_against_40_digit_computations(eps, k):
+    fallbacks = fallbacks_of([("bounded-range", eps, k)], [(eps, k)], 1e-6, [], None)
+    assert fallbacks["randomised_response"]["eps"] == pytest.approx(_rr_epsilon(eps, k, 1e-6),
+                                                                    rel=1e-9)
+    with mp.workdps(40):
+        rho = mp.mpf(k) * mp.mpf(eps) ** 2 / 8
+        zcdp = float(rho + 2 * mp.sqrt(rho * mp.log(10 ** 6)))
+    assert fallbacks["zcdp"]["eps"] == pytest.approx(zcdp, rel=1e-12)
+    assert fallbacks["naive"]["eps"] == pytest.approx(eps * k, rel=1e-12)
+
+
+def _bracket_holds(report, tolerance=1e-12):
+    """upper >= lower, up to the rounding of the lower curve's losses (a delta of 4e-19 at
+    eps' = the sum of the epsilons, where the true value is 0)."""
+    upper, lower = report.payload["upper"], report.payload["lower"]
+    assert np.all(np.array(upper["delta"]["delta"])
+                  >= np.array(lower["delta"]["delta"]) * (1 - tolerance) - 1e-16)
+    if upper.get("eps") is not None:
+        assert upper["eps"] >= lower["eps"] - tolerance
+
+
+@pytest.mark.parametrize("name", ["em", "pf", "rnm_laplace", "peel-em"])
+@pytest.mark.parametrize("eps, k", [(0.05, 100), (0.1, 30), (0.5, 12), (1.0, 4)])
+def test_upper_is_at_least_lower_on_the_table_rows(name, eps, k):
+    """The guide's table at a tenth of its counts, top-2 peeling (the full table: the slow
+    test below)."""
+    build = (lambda n, e, m, t: make_topk_mechanism(n, e, t, 1.0, m)) if name == "peel-em" \
+        else None
+    steps = [f"{name}:{eps}:{k}"]
+    accountant = (Accountant(steps, top=2, build=build) if build else Accountant(steps))
+    report = accountant.report(1e-6)
+    _bracket_holds(report)
+    # the dynamic programme itself, not only the smallest certified curve
+    bound = accountant.upper(1e-6)
+    assert bound.epsilon(1e-6) >= report.payload["lower"]["eps"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["em", "pf", "rnm_laplace", "peel-em"])
+@pytest.mark.parametrize("eps, k", [(0.05, 1000), (0.1, 100), (0.5, 50), (1.0, 10)])
+def test_upper_is_at_least_lower_on_the_full_table(name, eps, k):
+    build = (lambda n, e, m, t: make_topk_mechanism(n, e, t, 1.0, m)) if name == "peel-em" \
+        else None
+    steps = [f"{name}:{eps}:{k}"]
+    accountant = (Accountant(steps, top=3, build=build) if build else Accountant(steps))
+    _bracket_holds(accountant.report(1e-6))
+
+
+def _random_sequence(rng, monotonic):
+    steps = []
+    for _ in range(int(rng.integers(1, 4))):
+        eps = float(rng.choice([0.05, 0.2, 0.5, 1.0, 2.0]))
+        count = int(rng.integers(1, 9))
+        kind = rng.choice(["em", "pf", "rnm_laplace", "rr", "rnm_gumbel", "peel-em",
+                           "peel-pf", "joint-em"])
+        if kind in ("peel-em", "peel-pf", "joint-em"):
+            mechanism = make_topk_mechanism(str(kind), eps, 2, 1.0, monotonic)
+        else:
+            mechanism = make_mechanism(str(kind), eps, 1.0, monotonic)
+        steps.append((mechanism, count))
+    return steps
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_upper_is_at_least_lower_on_random_heterogeneous_sequences(seed):
+    rng = np.random.default_rng(seed)
+    monotonic = bool(seed % 2)
+    accountant = Accountant(_random_sequence(rng, monotonic),
+                            relation="monotonic" if monotonic else "general", n=3)
+    for delta in (1e-3, 1e-6):
+        report = accountant.report(delta)
+        _bracket_holds(report)
+        assert accountant.upper(delta).epsilon(delta) >= report.payload["lower"]["eps"] - 1e-12
+    grid = [0.0, 0.5, 1.5]
+    report = accountant.report(None, grid)
+    _bracket_holds(report)
+    atoms, _ = accountant.lower(None, 0.5)
+    assert (accountant.upper(None, grid)(grid) >= _atoms_delta(atoms, grid) - 1e-15).all()
+
+
+def test_resolution_refines_towards_the_attained_curve():
+    eps = []
+    for resolution in (4, 8, 16, 32):
+        eps.append(Accountant(["em:0.1:100"], resolution=resolution).upper(1e-6)
+                   .epsilon(1e-6))
+    lower = Accountant(["em:0.1:100"]).report(1e-6).payload["lower"]["eps"]
+    assert eps == sorted(eps, reverse=True)
+    assert eps[-1] >= lower
+    # second order: each halving of the grid gains about a quarter of the one before
+    gains = np.diff(eps)
+    assert (np.abs(gains[1:] / gains[:-1]) < 0.4).all()
+    assert eps[-1] - lower < 0.01
+
+
+def test_memory_estimate_holds():
+    accountant = Accountant(["em:0.05:100", "pf:0.5:20"], resolution=16)
+    estimate = accountant.estimate(1e-6)
+    tracemalloc.start()
+    accountant.upper(1e-6)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak <= estimate.nbytes <= 1.5 * peak
+
+
+def test_dominance_comes_from_the_guarantee():
+    assert dominance_of(make_mechanism("em", 0.3)).kind == "bounded-range"
+    assert dominance_of(make_mechanism("pf", 0.3)).kind == "laplace"
+    assert dominance_of(make_mechanism("rr", 0.3)).kind == "randomised-response"
+    assert dominance_of(make_mechanism("uniform", 0.3)).kind == "identity"
+    peel = dominance_of(make_topk_mechanism("peel-pf", 0.9, 3))
+    assert (peel.kind, peel.epsilon, peel.rounds) == ("laplace", pytest.approx(0.3), 3)
+
+
+@pytest.mark.parametrize("text", ["em", "em:0", "em:-1:3", "em:1:0", "em:nan", "em:1:2:3",
+                                  "nope:1", "em:1e400", "em:1:x"])
+def test_bad_steps_are_refused_naming_the_step(text):
+    with pytest.raises(InvalidArgumentError, match="step"):
+        Step.parse(text)
+
+
+def test_a_mechanism_calibrated_for_another_relation_is_refused():
+    with pytest.raises(InvalidArgumentError, match="monotonic"):
+        Accountant([(make_mechanism("pf", 1.0), 2)], relation="monotonic")
+
+
+def test_inverse_of_the_lower_curve_matches_bisection():
+    """_atoms_epsilon solves delta(eps') = delta exactly between atoms; bisection on the
+    hockey-stick divergence is the reference."""
+    from optmech.privacy.accountant import _candidate_pairs, _composed
+
+    for name, k in [("em", 40), ("pf", 12), ("rnm_laplace", 6)]:
+        step = Step(make_mechanism(name, 0.3), k)
+        for pair in _candidate_pairs(step, 3)[::9]:
+            atoms = _composed(pair, k)
+            for delta in (0.3, 1e-2, 1e-6):
+                ours = _atoms_epsilon(atoms, delta)
+                lo, hi = 0.0, 30.0
+                if _atoms_delta(atoms, [0.0])[0] >= delta:
+                    for _ in range(100):
+                        mid = (lo + hi) / 2
+                        lo, hi = (mid, hi) if _atoms_delta(atoms, [mid])[0] >= delta \
+                            else (lo, mid)
+                assert ours == pytest.approx(lo, rel=1e-9, abs=1e-12)
+
+
+def test_only_zero_dp_steps_cost_nothing():
+    report = Accountant(["uniform:1:5"]).report(1e-6)
+    assert report.epsilon == 0.0 and report.payload["lower"]["eps"] == 0.0
