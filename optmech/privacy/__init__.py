@@ -2,7 +2,10 @@
 accountants' claims.
 
 Papers: Kairouz, Oh and Viswanath, *The composition theorem for differential privacy*,
-arXiv:1311.0776; Bun and Steinke, *Concentrated differential privacy*, arXiv:1605.02065;
+arXiv:1311.0776; Zhu, Dong and Wang, *Optimal accounting of differential privacy via
+characteristic function*, arXiv:2106.08567; Ding, Kifer, Steinke et al., *The
+permute-and-flip mechanism is identical to report-noisy-max with exponential noise*,
+arXiv:2105.07260; Bun and Steinke, *Concentrated differential privacy*, arXiv:1605.02065;
 Durfee and Rogers, *Practical differentially private top-k selection with pay-what-you-get
 composition*, arXiv:1905.04273; Dong, Durfee and Rogers, *Optimal differential privacy
 composition for exponential mechanisms*, arXiv:1909.13830; Cesar and Rogers, *Bounding,
@@ -11,8 +14,12 @@ Sheldon, *Permute-and-flip*, arXiv:2010.12603 (:mod:`optmech.selection`).
 
 The path: a mechanism and a pair of neighbouring score vectors give two output
 distributions; their log-ratios are the pair's privacy loss distribution; every curve is a
-function of it; the worst pair over neighbours is searched; a theorem's bound stands beside
-it; composition and the accountants take it from there.
+function of it; the worst pair over neighbours is searched (a lower bound); a theorem's bound
+stands beside it: the dominating pair each mechanism states beside its code (randomised
+response, bounded range, the Laplace pair, proved here for permute-and-flip and
+report-noisy-max); the accountant composes the dominating pairs of a sequence of steps into
+one certified curve (an upper bound, adaptive composition) and explicit pairs into an
+attained one, beside the published fallbacks; the referee checks other libraries' claims.
 
 =================================  ==========================================================
 module                             what it implements
@@ -26,8 +33,13 @@ module                             what it implements
                                    ε-bounded range (exponential mechanism)
 :mod:`~.worst`                     the worst pair: exhaustive grid, then multi-start local
                                    search (a certified lower bound)
-:mod:`~.composition`               exact ``k``-fold composition of a pair (count vectors)
-:mod:`~.accounting`                export to ``dp_accounting``'s PLD (optional extra)
+:mod:`~.dominating`                what dominates one run of each mechanism, with the proofs
+:mod:`~.loss_atoms`                exact discrete loss distributions: merge, compose
+:mod:`~.composition`               exact ``k``-fold composition of a pair (its atoms)
+:mod:`~.adaptive`                  the certified adaptive composition (dynamic programme)
+:mod:`~.fallbacks`                 what published formulas give (RR, zCDP, RDP, naive)
+:mod:`~.accountant`                the certified accountant: upper, lower, fallbacks, saving
+:mod:`~.accounting`                exports: ``dp_accounting`` PLDs, an OpenDP privacy profile
 :mod:`~.accountants`               what the accountants compute, re-derived from their source
 :mod:`~.high_precision`            the second computation: pmfs and divergences at 50 digits
 :mod:`~.claims`                    the registry of claims and the referee's verdicts
@@ -38,7 +50,10 @@ module                             what it implements
 from optmech._lazy import lazy_exports as _lazy_exports
 
 __all__, __getattr__, __dir__ = _lazy_exports(__name__, {
-    "optmech.privacy.accounting": ("to_dp_accounting",),
+    "optmech.privacy.accountant": ("AccountReport", "Accountant", "Step"),
+    "optmech.privacy.accounting": ("account_to_dp_accounting", "to_dp_accounting",
+                                   "to_opendp_profile"),
+    "optmech.privacy.dominating": ("Dominance",),
     "optmech.privacy.bounds": (
         "ProvenBound", "bounded_range_delta", "proven_bound", "randomised_response_delta",
     ),

@@ -46,7 +46,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from lp_models.display import Tabular
+from lp_models.display import Displayed, Tabular
 from optmech.privacy.adaptive import (
     AZUMA_TAIL,
     CHUNK,
@@ -263,6 +263,12 @@ def _plan(steps, resolution: int) -> list[_Group]:
             fixed = cache[(d.kind, d.epsilon, h)]
         plan.append(_Group(d, count, h, fixed, _azuma(rounds[:i])[1], _azuma([(d, 1)])[1]))
     return plan
+
+
+def plan_of(accountant, delta: float | None = 1e-6) -> list[_Group]:
+    """The groups of rounds the accountant composes at ``delta`` (its resolution), last in
+    time first: for the exports, which compose the same pairs on the same grids."""
+    return _plan(accountant.steps, accountant.resolution_for(delta))
 
 
 def _window(group: _Group, done: int, reach: float) -> float:
@@ -516,25 +522,36 @@ def _published(steps) -> list[tuple[str, float, int]]:
 
 # --- the report ---------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class AccountReport(Tabular):
+@dataclass(frozen=True, repr=False)
+class AccountReport(Displayed, Tabular):
     """The accountant's answer (:meth:`Accountant.report`); ``records()`` is one row per
     curve (upper, lower, each fallback) with its ε′ at the asked δ.  :attr:`payload` is the
     JSON of ``optmech privacy account --json`` (keys ``upper``, ``lower``, ``steps``,
     ``fallbacks``, ``saving``)."""
 
     #: The JSON object (schema ``optmech.privacy.account/1``).
-    payload: dict = field(repr=False)
+    payload: dict
+    _display = ("steps", "delta", "epsilon", "lower_epsilon")
+
+    @property
+    def steps(self) -> list[str]:
+        """The steps, ``MECHANISM:EPS:COUNT``."""
+        return [s["step"] for s in self.payload["steps"]]
+
+    @property
+    def delta(self) -> float | None:
+        """The δ asked (None when only ε′ values were)."""
+        return self.payload.get("delta")
 
     @property
     def epsilon(self) -> float | None:
         """The certified ε′ at the asked δ (None when no δ was asked)."""
         return self.payload["upper"].get("eps")
 
-    def _display_items(self):
-        p = self.payload
-        return [("steps", " ".join(s["step"] for s in p["steps"])), ("delta", p.get("delta")),
-                ("upper eps", p["upper"].get("eps")), ("lower eps", p["lower"].get("eps"))]
+    @property
+    def lower_epsilon(self) -> float | None:
+        """The ε′ attained by the explicit pairs at the asked δ."""
+        return self.payload["lower"].get("eps")
 
     def records(self) -> list[dict]:
         p = self.payload
@@ -607,6 +624,13 @@ class Accountant:
     def __repr__(self) -> str:
         return (f"Accountant({[str(s) for s in self.steps]!r}, relation={self.relation!r}, "
                 f"n={self.n})")
+
+    def to_dp_accounting(self, value_discretization_interval: float = 1e-4):
+        """The sequence as one ``dp_accounting`` PLD, to compose with other events there
+        (:func:`~optmech.privacy.accounting.account_to_dp_accounting`)."""
+        from optmech.privacy.accounting import account_to_dp_accounting
+
+        return account_to_dp_accounting(self, value_discretization_interval)
 
     def _reach(self, delta: float | None, eps_prime) -> float:
         """An ``eps'`` beyond which no answer lies: the largest ``eps'`` asked, and at the

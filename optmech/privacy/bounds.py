@@ -1,6 +1,11 @@
 """Proven upper bounds on a mechanism's privacy curves, with their sources.
 
-Two guarantees cover every mechanism here; each bounds every pair of neighbouring inputs.
+Three guarantees cover every mechanism here; each bounds every pair of neighbouring inputs
+(the third, the Laplace pair, is :mod:`optmech.privacy.dominating`'s theorem: permute-and-flip
+and report-noisy-max with Laplace or exponential noise are post-processings of the Laplace
+mechanism with parameter ``1/ε``, so every curve of theirs is at most the Laplace pair's:
+``delta(eps') <= 1 - e^((eps' - ε)/2)``, ``D_alpha`` at most the Laplace mechanism's
+(:func:`~optmech.privacy.accountants.laplace_rdp`), ``rho`` the certified sup of that curve).
 
 **Pure ε-DP** (every mechanism: PF, EM, report-noisy-max, randomised response, the GEM
 family, the optimal lattice mechanism).  The likelihood ratio ``z = P_r / Q_r`` of every
@@ -48,20 +53,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from optmech.privacy.divergences import DEFAULT_ORDERS, check_grid, zcdp_rho_bound
-from optmech.selection.mechanisms import (
-    ExponentialMechanism,
-    PmfMechanism,
-    PrivacyGuarantee,
-    ReportNoisyMax,
-)
+from optmech.privacy.accountants import laplace_delta, laplace_rdp
+from optmech.selection.mechanisms import PmfMechanism, PrivacyGuarantee
 from optmech.validation import check_nonnegative
 
-__all__ = ["BOUNDED_RANGE", "PURE_DP", "ProvenBound", "bounded_range_delta",
+__all__ = ["BOUNDED_RANGE", "LAPLACE", "PURE_DP", "ProvenBound", "bounded_range_delta",
            "bounded_range_renyi", "proven_bound", "randomised_response_delta",
            "randomised_response_renyi"]
 
 PURE_DP = "pure-dp"
 BOUNDED_RANGE = "bounded-range"
+LAPLACE = "laplace"
 
 _PURE_SOURCE = ("pure eps-DP: randomised response dominates every eps-DP pair (Kairouz, Oh & "
                 "Viswanath, arXiv:1311.0776, Section 2; Bun & Steinke, arXiv:1605.02065, "
@@ -70,6 +72,10 @@ _RANGE_SOURCE = ("eps-bounded range (Dong, Durfee & Rogers, arXiv:1909.13830, Pr
                  "delta from the binary pair with losses (eps + eps')/2 and (eps' - eps)/2; "
                  "Renyi by Hoeffding's lemma; rho <= eps^2/8 (Cesar & Rogers, "
                  "arXiv:2004.07223, Lemma 3.2)")
+_LAPLACE_SOURCE = ("a post-processing of the Laplace mechanism with parameter 1/eps: every "
+                   "neighbouring pair is a Markov kernel applied to Laplace(0, 1) against "
+                   "Laplace(eps, 1) (optmech.privacy.dominating, proved there: the noise's "
+                   "survival function S has S'' <= S); rho: certified sup of its Renyi curve")
 
 
 def _eps_prime(eps_prime) -> np.ndarray:
@@ -139,7 +145,7 @@ def bounded_range_renyi(epsilon: float, orders) -> np.ndarray:
 class ProvenBound:
     """A proven upper bound on every pair's curves, from a mechanism's guarantee."""
 
-    #: ``"pure-dp"`` or ``"bounded-range"``.
+    #: ``"pure-dp"``, ``"bounded-range"`` or ``"laplace"``.
     kind: str
     #: The ε of the guarantee.
     epsilon: float
@@ -154,38 +160,53 @@ class ProvenBound:
     @property
     def zcdp_rho(self) -> float:
         """``rho``: ``ε^2 / 8`` (bounded range), the certified sup over ``alpha`` of the
-        randomised-response Rényi curve (pure DP)."""
+        randomised-response or Laplace Rényi curve (pure DP, Laplace)."""
         if self.kind == BOUNDED_RANGE:
             return self.epsilon ** 2 / 8.0
-        curve = randomised_response_renyi(self.epsilon, DEFAULT_ORDERS)
-        return float(min(zcdp_rho_bound(curve, DEFAULT_ORDERS, self.epsilon),
-                         self.epsilon ** 2 / 2.0))
+        finite = DEFAULT_ORDERS[np.isfinite(DEFAULT_ORDERS)]
+        curve = self.renyi(finite)
+        return float(min(zcdp_rho_bound(curve, finite, self.epsilon), self.epsilon ** 2 / 2.0))
 
     def delta(self, eps_prime) -> np.ndarray:
         """The bound on ``delta(eps')``."""
         if self.kind == BOUNDED_RANGE:
             return bounded_range_delta(self.epsilon, eps_prime)
+        if self.kind == LAPLACE:
+            return laplace_delta(self.epsilon, _eps_prime(eps_prime))
         return randomised_response_delta(self.epsilon, eps_prime)
 
     def renyi(self, orders) -> np.ndarray:
         """The bound on ``D_alpha``."""
         if self.kind == BOUNDED_RANGE:
             return bounded_range_renyi(self.epsilon, orders)
+        if self.kind == LAPLACE:
+            grid = _orders(orders)
+            finite = np.isfinite(grid)
+            out = np.full(grid.shape, float(self.epsilon))
+            if finite.any():
+                out[finite] = laplace_rdp(self.epsilon, grid[finite])
+            return out
         return randomised_response_renyi(self.epsilon, orders)
 
 
 def proven_bound(mechanism) -> ProvenBound | None:
-    """The bound a mechanism's guarantee proves: bounded range for the exponential mechanism
-    and report-noisy-max with Gumbel noise, pure ε-DP for any other mechanism whose
-    ``privacy`` is a pure ε-DP :class:`~optmech.selection.mechanisms.PrivacyGuarantee`
+    """The bound a mechanism's guarantee proves, from the dominance it states beside its
+    code (``privacy.dominance`` of a one-round mechanism: bounded range for the exponential
+    mechanism and report-noisy-max with Gumbel noise, the Laplace pair for permute-and-flip
+    and report-noisy-max with Laplace or exponential noise), else pure ε-DP for any mechanism
+    whose ``privacy`` is a pure ε-DP :class:`~optmech.selection.mechanisms.PrivacyGuarantee`
     (its statement cites the proof); None for a mechanism with no proven guarantee (a
     :class:`~optmech.selection.mechanisms.PmfMechanism`'s declared ε is not a proof)."""
-    if isinstance(mechanism, ExponentialMechanism) or (
-            isinstance(mechanism, ReportNoisyMax) and mechanism.noise == "gumbel"):
-        return ProvenBound(BOUNDED_RANGE, mechanism.epsilon, _RANGE_SOURCE)
     if isinstance(mechanism, PmfMechanism):
         return None
     guarantee = getattr(mechanism, "privacy", None)
+    dominance = getattr(guarantee, "dominance", None)
+    if dominance is not None and dominance[2] == 1:
+        kind, epsilon, _ = dominance
+        if kind == "bounded-range":
+            return ProvenBound(BOUNDED_RANGE, epsilon, _RANGE_SOURCE)
+        if kind == "laplace":
+            return ProvenBound(LAPLACE, epsilon, _LAPLACE_SOURCE)
     if isinstance(guarantee, PrivacyGuarantee) and guarantee.delta == 0:
         source = _PURE_SOURCE + (f"; eps-DP: {guarantee.statement}" if guarantee.statement
                                  else "")

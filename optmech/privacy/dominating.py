@@ -264,8 +264,19 @@ class Dominance:
 
     def fixed_step(self, step: float) -> FixedStep:
         """The dominating pair spread onto the grid ``step`` (Laplace, randomised
-        response, identity)."""
+        response, identity; for bounded range the *envelope* pair, whose curve is the
+        one-round curve at every ``eps'``: a single pair for the accountants that need
+        one, valid for every round but looser in composition than the sup over ``t`` at
+        every step).
+
+        The envelope: ``P``-density ``e^((l - ε)/2) / (2 (1 - e^-ε))`` of the loss on
+        ``(-ε, ε)`` (its ``Q``-density is the mirror image, so the pair is symmetric);
+        integrating gives ``delta(eps') = (1 - e^(-(ε - eps')/2))^2 / (1 - e^-ε)``, the
+        largest ``delta`` of any binary pair with losses ``t``, ``t - ε`` (tests check it)."""
         eps = self.epsilon
+        if self.kind == BOUNDED_RANGE:
+            return spread_on_grid(step, density=(math.exp(-eps / 2.0) / (2 * -math.expm1(-eps)),
+                                                 -eps, eps))
         if self.kind == LAPLACE:
             return spread_on_grid(step, [eps, -eps], [0.5, 0.5 * math.exp(-eps)],
                                   (0.25 * math.exp(-eps / 2.0), -eps, eps))

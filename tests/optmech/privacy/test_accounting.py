@@ -65,3 +65,45 @@ def test_released_formulas_equal_the_rederived_ones():
     np.testing.assert_allclose([eps_dp.get_delta_for_epsilon(e) for e in EPS_PRIME],
                                randomised_response_delta(1.0, EPS_PRIME), atol=2 * INTERVAL)
     assert math.isfinite(eps_dp.get_epsilon_for_delta(1e-6))
+
+
+@pytest.mark.parametrize("steps", [["em:0.1:100"], ["pf:1:10"], ["em:0.1:30", "pf:0.5:10",
+                                                                  "rr:0.3:5"]])
+def test_exported_account_never_reports_below_the_certified_curve(steps):
+    from optmech.privacy.accountant import Accountant
+
+    accountant = Accountant(steps)
+    report = accountant.report(1e-6)
+    exported = accountant.to_dp_accounting()
+    # the same pairs on the same grids, rounded up again by dp_accounting: at or above the
+    # certified curve, which carries optmech's own rounding inflation (1e-12 per term and
+    # step, 1e-10 relative here) that dp_accounting does not add
+    assert exported.get_epsilon_for_delta(1e-6) >= report.epsilon * (1 - 1e-9)
+    for e, delta in zip(report.payload["upper"]["delta"]["eps_prime"],
+                        report.payload["upper"]["delta"]["delta"]):
+        assert exported.get_delta_for_epsilon(e) >= delta * (1 - 1e-9) - 1e-15
+
+
+def test_the_accounting_guides_dp_accounting_example_runs(capsys):
+    """The guide's block, as written: its two numbers are at least the certified curve's."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[3] / "docs" / "guide" / "accounting.md").read_text()
+    block = text.split("(a test runs this code):\n\n```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(block, "accounting.md", "exec"), {})
+    alone, composed = map(float, capsys.readouterr().out.split())
+    assert 9.9989 <= alone <= 10.0 and composed > alone
+
+
+def test_opendp_profile_carries_the_certified_curve():
+    pytest.importorskip("opendp")
+    from optmech.privacy.accountant import Accountant
+    from optmech.privacy.accounting import to_opendp_profile
+
+    report = Accountant(["em:0.1:100"]).report(1e-6)
+    profile = to_opendp_profile(report)
+    assert profile.epsilon(1e-6) == pytest.approx(report.epsilon, rel=1e-9)
+    grid = report.payload["upper"]["delta"]["eps_prime"]
+    values = report.payload["upper"]["delta"]["delta"]
+    for e, delta in zip(grid, values):
+        assert profile.delta(e) == pytest.approx(delta, rel=1e-12, abs=1e-300)
