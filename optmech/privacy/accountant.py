@@ -157,12 +157,16 @@ class Step:
 
 def dominance_of(mechanism) -> Dominance:
     """What dominates one run of ``mechanism``, from the guarantee stated beside its code
-    (``privacy.dominance``; pure ε-DP without one: randomised response); refused for a
+    (``privacy.dominance``; pure ε-DP without one: randomised response); for a mechanism on a
+    finite domain with a ``neighbour_pairs()`` method (the optimal lattice mechanism), the
+    family of every pair of neighbours, both ways (:func:`family_of`).  Refused for a
     mechanism with no guarantee or with δ > 0."""
     guarantee = getattr(mechanism, "privacy", None)
     if guarantee is None or getattr(guarantee, "delta", 1.0) != 0:
         raise InvalidArgumentError("mechanism", getattr(mechanism, "name", mechanism),
                                    "a mechanism with a proven pure-DP guarantee")
+    if callable(getattr(mechanism, "neighbour_pairs", None)):
+        return family_of(mechanism)
     declared = getattr(guarantee, "dominance", None)
     if declared is not None:
         kind, epsilon, rounds = declared
@@ -170,6 +174,29 @@ def dominance_of(mechanism) -> Dominance:
     if guarantee.epsilon == 0:
         return Dominance(IDENTITY, 0.0)
     return Dominance(RANDOMISED_RESPONSE, float(guarantee.epsilon))
+
+
+def family_of(mechanism) -> Dominance:
+    """The finite family of a mechanism on a finite domain: the atoms of every pair its
+    ``neighbour_pairs()`` lists, in both directions, as rows of losses and ``P``-masses
+    (duplicates dropped)."""
+    scores, neighbours = mechanism.neighbour_pairs()
+    scores, neighbours = np.asarray(scores, dtype=float), np.asarray(neighbours, dtype=float)
+    rows = {}
+    logs_p, logs_q = _log_rows(mechanism, scores), _log_rows(mechanism, neighbours)
+    for lp, lq in zip(logs_p, logs_q):
+        for a, b in ((lp, lq), (lq, lp)):
+            atoms = LossAtoms.of(np.minimum(a, 0.0), np.minimum(b, 0.0))
+            key = tuple(np.round(np.concatenate([atoms.losses, atoms.log_p]), 12))
+            rows[key] = atoms
+    width = max(a.size for a in rows.values())
+    losses = np.zeros((len(rows), width))
+    masses = np.zeros((len(rows), width))
+    for i, atoms in enumerate(rows.values()):
+        losses[i, :atoms.size] = atoms.losses
+        masses[i, :atoms.size] = np.exp(atoms.log_p)
+    return Dominance(FAMILY, float(mechanism.privacy.epsilon), family=(losses, masses),
+                     origin=f"every pair of neighbours of {getattr(mechanism, 'name', '')}")
 
 
 # --- the certified upper curve ------------------------------------------------------------
@@ -242,7 +269,7 @@ class _Group:
     dominance: Dominance
     count: int
     step: float
-    fixed: object            # FixedStep, or None for a bounded-range round
+    fixed: object            # FixedStep, or None for a bounded-range round or a family
     earlier_variance: float  # of the rounds before this group, in time
     round_variance: float
 
@@ -257,7 +284,7 @@ def _plan(steps, resolution: int) -> list[_Group]:
         d, count = rounds[i]
         h = _round_grid(base, d.epsilon, resolution, d.kind != BOUNDED_RANGE)
         fixed = None
-        if d.kind != BOUNDED_RANGE:
+        if d.kind not in (BOUNDED_RANGE, FAMILY):
             if (d.kind, d.epsilon, h) not in cache:
                 cache[(d.kind, d.epsilon, h)] = d.fixed_step(h)
             fixed = cache[(d.kind, d.epsilon, h)]
@@ -297,7 +324,10 @@ def work_estimate(steps, resolution: int = RESOLUTIONS[0], reach: float = math.i
     mean = variance = largest = 0.0
     for group in _plan(steps, resolution):
         h, d = group.step, group.dominance
-        if group.fixed is None:
+        if d.kind == FAMILY:
+            m1, v1, l1 = _azuma([(d, 1)])
+            work = d.family[0].size * _SECONDS_PER_PIECE
+        elif group.fixed is None:
             m1, v1, l1 = bounded_range_kl(d.epsilon), d.epsilon ** 2, d.epsilon
             work = len(pieces(d.epsilon, h)) * _SECONDS_PER_PIECE
         else:
@@ -326,10 +356,15 @@ def _upper(steps, resolution: int, reach: float) -> HockeyStickBound:
     with progress(total=sum(g.count for g in plan), desc="composing rounds") as bar:
         for group in plan:
             bound = bound.regrid(group.step) if bound.step != group.step else bound
+            d = group.dominance
             for done in range(group.count):
                 window = _window(group, done, reach)
-                bound = (bound.apply_bounded_range(group.dominance.epsilon, window)
-                         if group.fixed is None else bound.apply_fixed(group.fixed, window))
+                if d.kind == FAMILY:
+                    bound = bound.apply_family(*d.family, window)
+                elif group.fixed is None:
+                    bound = bound.apply_bounded_range(d.epsilon, window)
+                else:
+                    bound = bound.apply_fixed(group.fixed, window)
                 bar.update(1)
     return bound
 
@@ -379,6 +414,10 @@ def _candidate_pairs(step: Step, n: int) -> list[_Pair]:
     monotonic = bool(getattr(mechanism, "monotonic", False))
     if d.kind == IDENTITY:
         return [_Pair(np.zeros(2), np.zeros(2), LossAtoms.of([0.0], [0.0]))]
+    if d.kind == FAMILY:                      # a finite domain: its own pairs, both ways
+        scores, neighbours = mechanism.neighbour_pairs()
+        return (_pairs_on(mechanism, scores, neighbours)
+                + _pairs_on(mechanism, neighbours, scores))
     unit = max(d.epsilon, 1e-300) / (1 if monotonic else 2)
     top = getattr(mechanism, "top", None)
     if top is not None:                              # a top-k mechanism: T-tuples out

@@ -42,6 +42,7 @@ import math
 
 import numpy as np
 
+from optmech.privacy.dominating import Dominance
 from optmech.privacy.loss import LossDistribution
 from optmech.validation import check_positive
 
@@ -94,7 +95,10 @@ def account_to_dp_accounting(accountant, value_discretization_interval: float = 
 
     total = pld.identity(value_discretization_interval=interval)
     for group in plan_of(accountant):           # the accountant's own grids, last step first
-        fixed = group.fixed or group.dominance.fixed_step(group.step)
+        d = group.dominance
+        if d.kind == "family":      # one pair for the whole family: randomised response
+            d = Dominance("randomised-response", d.epsilon)
+        fixed = group.fixed or d.fixed_step(group.step)
         losses = (fixed.start + np.arange(fixed.masses.size)) * group.step
         with np.errstate(divide="ignore"):
             log_p = np.log(fixed.masses)

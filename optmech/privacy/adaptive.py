@@ -253,6 +253,36 @@ class HockeyStickBound:
         values = np.minimum(values * (1.0 + ROUNDING_INFLATION * step.masses.size), 1.0)
         return replace(self, values=values, mean=mean, variance=variance, largest=largest)
 
+    def apply_family(self, losses: np.ndarray, masses: np.ndarray, reach: float = math.inf
+                     ) -> "HockeyStickBound":
+        """``W'(x) = max_i sum_r p_ir W(x - l_ir)``: the worst member of a finite family of
+        pairs at every step (rows of ``losses`` and ``P``-``masses``, padded with mass 0;
+        the family closed under swapping the two datasets, so the symmetry holds).  ``W``
+        between nodes is read along its chord in ``alpha``, which lies above it."""
+        losses, masses = np.asarray(losses, dtype=float), np.asarray(masses, dtype=float)
+        finite = masses > 0
+        mean = self.mean + float((masses * np.where(finite, losses, 0.0)).sum(axis=1).max())
+        spread = float((np.where(finite, losses, -np.inf).max(axis=1)
+                        - np.where(finite, losses, np.inf).min(axis=1)).max())
+        variance = self.variance + spread ** 2
+        largest = self.largest + float(np.where(finite, losses, -np.inf).max())
+        n = kept_nodes(self.step, mean, variance, largest, reach)
+        lo = int(math.floor((-np.where(finite, losses, 0.0).max()) / self.step)) - 1
+        hi = n + int(math.ceil(-np.where(finite, losses, 0.0).min() / self.step)) + 2
+        w = self.node_values(lo, hi)
+        x = np.arange(n) * self.step
+        best = np.zeros(n)
+        for row_loss, row_mass in zip(losses, masses):
+            value = np.zeros(n)
+            for loss, mass in zip(row_loss[row_mass > 0], row_mass[row_mass > 0]):
+                point = (x - loss) / self.step
+                k = np.floor(point).astype(np.int64)
+                fraction = np.expm1((point - k) * self.step) / math.expm1(self.step)
+                value += mass * ((1.0 - fraction) * w[k - lo] + fraction * w[k + 1 - lo])
+            np.maximum(best, value, out=best)
+        values = np.minimum(best * (1.0 + ROUNDING_INFLATION * masses.shape[1]), 1.0)
+        return replace(self, values=values, mean=mean, variance=variance, largest=largest)
+
     def apply_bounded_range(self, epsilon: float, reach: float = math.inf
                             ) -> "HockeyStickBound":
         """``W'(x) = sup_t p_t W(x - t) + (1 - p_t) W(x - t + ε)`` (module docstring)."""

@@ -6,6 +6,7 @@ top-k mechanisms, both relations), its convergence as the grid refines, its memo
 against tracemalloc, and the refusals."""
 
 import tracemalloc
+from pathlib import Path
 
 import mpmath as mp
 import numpy as np
@@ -81,15 +82,51 @@ def test_upper_is_at_least_lower_on_the_table_rows(name, eps, k):
     assert bound.epsilon(1e-6) >= report.payload["lower"]["eps"]
 
 
+ROOT = Path(__file__).resolve().parents[3]
+LABELS = {"em": "exponential mechanism", "pf": "permute-and-flip",
+          "rnm_laplace": "report-noisy-max, Laplace", "peel-em": "peeling top-3 (EM)"}
+
+
+def _table(path: Path, first_row: str) -> dict:
+    """``{(mechanism, eps, k): [naive, rr, zcdp, rdp, upper, lower]}`` of a markdown table."""
+    rows = {}
+    for line in path.read_text().splitlines():
+        cells = [c.strip().strip("*") for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 9 and cells[0] in LABELS.values():
+            rows[(cells[0], float(cells[1]), int(cells[2]))] = [float(c) for c in cells[3:9]]
+    assert first_row in path.read_text()
+    return rows
+
+
+def test_the_guides_table_is_the_measured_one():
+    guide = _table(ROOT / "docs" / "guide" / "accounting.md", "| mechanism | ε | k |")
+    measured = _table(ROOT / "benchmarks" / "results" / "accountant_table.md", "| mechanism |")
+    assert set(guide) == set(measured) and len(guide) == 16
+    for key, values in guide.items():
+        for ours, theirs in zip(values, measured[key]):
+            assert float(f"{theirs:.3g}") == pytest.approx(ours, rel=1e-9), key
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["em", "pf", "rnm_laplace", "peel-em"])
 @pytest.mark.parametrize("eps, k", [(0.05, 1000), (0.1, 100), (0.5, 50), (1.0, 10)])
 def test_upper_is_at_least_lower_on_the_full_table(name, eps, k):
-    build = (lambda n, e, m, t: make_topk_mechanism(n, e, t, 1.0, m)) if name == "peel-em" \
-        else None
-    steps = [f"{name}:{eps}:{k}"]
-    accountant = (Accountant(steps, top=3, build=build) if build else Accountant(steps))
-    _bracket_holds(accountant.report(1e-6))
+    """Every row of the guide's table: the bracket holds, and its numbers are what the
+    accountant computes now (3 significant digits)."""
+    if name == "peel-em":
+        accountant = Accountant([(make_topk_mechanism("peel-em", eps, 3), k)], top=3, n=4)
+    else:
+        accountant = Accountant([f"{name}:{eps}:{k}"])
+    report = accountant.report(1e-6)
+    _bracket_holds(report)
+    p = report.payload
+    computed = [p["fallbacks"][f]["eps"] for f in ("naive", "randomised_response", "zcdp",
+                                                    "rdp")] + [p["upper"]["eps"],
+                                                               p["lower"]["eps"]]
+    row = _table(ROOT / "docs" / "guide" / "accounting.md", "| mechanism | ε | k |")[
+        (LABELS[name], eps, k)]
+    for ours, value in zip(row, computed):
+        assert float(f"{value:.3g}") == pytest.approx(ours, rel=1e-9)
 
 
 def _random_sequence(rng, monotonic):

@@ -137,3 +137,25 @@ def test_epsilon_inverts_the_curve():
         e = bound.epsilon(delta)
         assert float(bound(e)[0]) <= delta * (1 + 1e-12)
         assert float(bound(max(e - 1e-6, 0.0))[0]) > delta
+
+
+def test_a_family_takes_its_worst_member_at_every_step():
+    """Two steps over a family of three pairs (closed under swapping): the adversary picks
+    the second pair after seeing the first loss; enumerated exactly."""
+    rng = np.random.default_rng(5)
+    pairs = []
+    for _ in range(3):
+        p = rng.dirichlet(np.ones(3))
+        q = rng.dirichlet(np.ones(3))
+        pairs += [(np.log(p / q), p), (np.log(q / p), q)]
+    losses = np.array([l for l, _ in pairs])
+    masses = np.array([m for _, m in pairs])
+    h = 0.01
+    bound = HockeyStickBound.terminal(h).apply_family(losses, masses).apply_family(
+        losses, masses)
+    for x in [0.0, 0.1, 0.4, 0.9, 1.7]:
+        exact = max(sum(m1 * max(float((m2 * np.maximum(-np.expm1(x - l1 - l2), 0)).sum())
+                                 for l2, m2 in pairs)
+                        for l1, m1 in zip(*first)) for first in pairs)
+        ours = float(bound(x)[0])
+        assert exact * (1 - 1e-12) <= ours <= exact + 2e-4
