@@ -385,8 +385,8 @@ def _opendp_release(quick: bool):
         "reporter (checked on the 0.16.0 wheel at scale 0, scores (0, 1, 2, 100): "
         "make_report_noisy_max_gumbel returns 3 for optimize='max' and 0 for 'min', where "
         "0.15.1 returned them swapped).  It does not change the zCDP map or the replacement "
-        "flag that selects EM under zCDP, so the verdict stands.  Cannot be settled beyond "
-        "that: the compiled library was checked by sampling, not proved.")
+        "flag that selects EM under zCDP, so the verdict stands.  Cannot be settled here "
+        "beyond that: the compiled library was checked by sampling, not proved.")
     return evidence, None, True
 
 
