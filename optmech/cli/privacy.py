@@ -184,6 +184,7 @@ def register(subparsers) -> None:
                          help="print docs/accountants.md instead of a table")
     add_json_flag(referee)
     referee.set_defaults(func=run_referee, estimate=estimate_referee)
+    parser.epilog = EPILOG_ACCOUNT
 
 
 # CPU seconds of `privacy pair` per candidate: about 3 times the 6e-5 to 8e-5 measured at
@@ -194,9 +195,17 @@ REFEREE_SECONDS = (10.0, 30.0)
 
 
 def estimate_pair(args: argparse.Namespace) -> Estimate:
-    """Linear in the candidates; the lattice mechanism adds its LP (``--n``, ``--k``)."""
+    """Linear in the candidates times the Rényi orders (each order is a pass over the
+    outputs); the lattice mechanism adds its LP (``--n``, ``--k``)."""
+    from optmech.validation import InvalidArgumentError
+
     n = len(args.scores)
-    work = Estimate(SECONDS_PER_CANDIDATE * n, 200.0 * n, "--scores", f"{n} scores")
+    if n < 2:
+        raise InvalidArgumentError("--scores", args.scores, "at least 2 scores")
+    orders = 242 if args.orders is None else len(args.orders)
+    passes = max(1.0, orders / 242)
+    work = Estimate(SECONDS_PER_CANDIDATE * n * passes, 200.0 * n * passes,
+                    "--scores, --orders", f"{n} scores, {orders} orders")
     return work + _lattice_estimate(args, n) if args.mechanism == "lattice" else work
 
 
@@ -215,10 +224,19 @@ def estimate_worst(args: argparse.Namespace) -> Estimate:
 
 
 def estimate_referee(args: argparse.Namespace) -> Estimate:
-    """The claims' checks: about 13 CPU s in all (a third with ``--quick``)."""
+    """The claims' checks: about 13 CPU s in all (a third with ``--quick``).  The ids of
+    ``--only`` are checked here, before any work (or status line)."""
+    from optmech.privacy.claims import claims
+    from optmech.validation import InvalidArgumentError
+
+    known = [c.id for c in claims()]
+    for claim_id in args.only or ():
+        if claim_id not in known:
+            raise InvalidArgumentError("--only", claim_id, "one of " + ", ".join(known))
     seconds = REFEREE_SECONDS[0 if args.quick else 1]
     share = 1.0 if args.only is None else min(1.0, 0.5 * len(args.only))
-    return Estimate(seconds * share, 2**28, "--only", args.only)
+    chosen = f"all {len(known)} claims" if args.only is None else args.only
+    return Estimate(seconds * share, 2**28, "--only, --quick", chosen)
 
 
 class _UnitSensitivities:

@@ -37,7 +37,11 @@ def test_every_command_has_an_estimate():
       "--top", "6", "--eps", "1", "--method", "exact"], "--scores, --top"),
     (["topk", "lp", "--n", "6", "--k", "8", "--top", "3", "--eps", "1"], "--n, --k, --top"),
     (["privacy", "worst", "--mechanism", "rnm_laplace", "--eps", "1", "--n", "50"], "--n"),
-    (["privacy", "referee"], "--only"),
+    (["privacy", "referee"], "--only, --quick"),
+    (["privacy", "account", "--step", "em:0.01:100000"], "--step"),
+    (["privacy", "pair", "--mechanism", "pf", "--eps", "1", "--scores", ",".join(["0"] * 3000),
+      "--neighbour", ",".join(["1"] * 3000), "--orders", ",".join(["2"] * 3000)],
+     "--scores, --orders"),
 ], ids=lambda value: value if isinstance(value, str) else " ".join(value[:2]))
 def test_large_requests_are_refused_before_any_work(capsys, argv, option):
     # (a memory budget above every estimate here: the refusal is the work's, whatever memory
