@@ -247,8 +247,8 @@ class _Peeling(TopKMechanism):
         return values
 
     def _draw(self, scores, count, rng):
-        return samplers.sample_peeling(self.exponent * (scores - scores.max()), self.top,
-                                       count, rng, self._race)
+        return samplers.sample_peeling(scores, self.exponent, self.top, count, rng,
+                                       self._race)
 
     @property
     def privacy(self) -> PrivacyGuarantee:
@@ -288,8 +288,7 @@ class GumbelTopK(PeelingEM):
                "one-shot Gumbel top-T (Durfee-Rogers 2019, arXiv:1905.04273)")
 
     def _draw(self, scores, count, rng):
-        return samplers.sample_one_shot_gumbel(self.exponent * (scores - scores.max()),
-                                               self.top, count, rng)
+        return samplers.sample_one_shot_gumbel(scores, self.exponent, self.top, count, rng)
 
 
 class PeelingPF(_Peeling):
@@ -337,8 +336,10 @@ class _Joint(TopKMechanism):
         return self.epsilon / (2 * self.utility_sensitivity)
 
     def _log_weight_rows(self, rows: np.ndarray) -> np.ndarray:
-        """``exponent * u`` of every ordered output (maximum 0 in each row)."""
-        return self.exponent * joint_utility_rows(rows, outcomes(rows.shape[1], self.top))
+        """``exponent * u`` of every ordered output (maximum 0 in each row; -inf where the
+        product leaves the double range)."""
+        with np.errstate(over="ignore"):
+            return self.exponent * joint_utility_rows(rows, outcomes(rows.shape[1], self.top))
 
     def _log_pmf_rows(self, rows, log):
         z = self._log_weight_rows(rows)
@@ -426,7 +427,9 @@ class CanonicalLipschitz(_Joint):
              "arXiv:2201.13376)")
 
     def _log_weight_rows(self, rows):
-        return -self.exponent * canonical_loss_rows(rows, outcomes(rows.shape[1], self.top))
+        with np.errstate(over="ignore"):
+            return -self.exponent * canonical_loss_rows(rows, outcomes(rows.shape[1],
+                                                                       self.top))
 
     def _draw(self, scores, count, rng):
         return samplers.sample_canonical(scores, self.top, self.exponent, count, rng)
