@@ -57,7 +57,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from optmech.resources import require_memory
+from optmech.resources import Estimate, require
 from optmech.selection.mechanisms import (
     ExponentialMechanism,
     PermuteAndFlip,
@@ -199,10 +199,18 @@ class TopKMechanism(Parametrised, ABC):
         if q.shape[0] != 1:
             raise InvalidArgumentError("scores", scores, "one score vector (1-D)")
         shape, count = sample_shape(size)
-        # the draws and the blocks of noise the samplers hold at once
-        require_memory(8 * count * self.top * 3, "size", size)
+        require(self.sample_estimate(q[0], count))
         draws = self._draw(q[0], count, check_rng(rng))
         return draws[0] if shape is None else draws.reshape(*shape, self.top)
+
+    def sample_estimate(self, scores, count: int) -> Estimate:
+        """CPU seconds and peak bytes of ``count`` draws on ``scores``
+        (:mod:`optmech.topk.sampler_costs`), which :meth:`sample` refuses beyond the
+        budgets, naming ``scores, top, size``."""
+        from optmech.topk.sampler_costs import sampler_estimate
+
+        q, _ = check_topk_rows(scores, self.top)
+        return sampler_estimate(self.name, q[0], self.top, self.exponent, count)
 
     def rvs(self, scores, size=None, random_state=None) -> np.ndarray:
         """:meth:`sample` under ``scipy.stats``'s names (``random_state``: None, an integer
