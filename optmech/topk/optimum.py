@@ -36,7 +36,6 @@ beyond the budgets of :mod:`optmech.resources`.
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from dataclasses import dataclass, field
 

@@ -8,7 +8,8 @@ Every sampler takes one validated score vector and returns ``count`` outputs as 
   or permute-and-flip (exponential race) on the candidates not yet taken, for a whole block
   of draws at once.  Only *near* candidates (log weight at most 40 below ``z_(T)``, the
   T-th largest, measured as ``exponent * (q_(T) - q_r)``) take part in the race; the
-  others stay exact through their count, as in :mod:`optmech.selection.samplers`: for EM they are one competitor of weight
+  others stay exact through their count, as in :mod:`optmech.selection.samplers`: for
+  EM they are one competitor of weight
   ``F e^{cut}`` whose win proposes a uniform far candidate, accepted with probability
   ``e^{z_r - cut}`` (rejection: the round is drawn again); for PF a far candidate can win
   only with noise above 40, and the number that have it is ``Binomial(F, e^{-40})``
@@ -54,7 +55,8 @@ import numpy as np
 from optmech.selection.samplers import row_blocks
 
 __all__ = ["FAR", "ONE_SHOT_SPAN", "JointClasses", "canonical_log_weights", "joint_classes",
-           "peeling_frame", "sample_canonical", "sample_joint", "sample_one_shot_gumbel", "sample_peeling"]
+           "peeling_frame", "sample_canonical", "sample_joint", "sample_one_shot_gumbel",
+           "sample_peeling"]
 
 #: Candidates whose log weight is at least this far below the T-th largest take part in the
 #: peeling races only through their count (module docstring).
