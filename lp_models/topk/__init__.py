@@ -27,5 +27,6 @@ from lp_models._lazy import lazy_exports as _lazy_exports
 __all__, __getattr__, __dir__ = _lazy_exports(__name__, {
     "lp_models.topk.model": ("CONSTRAINTS", "monotonicity_rows", "neighbour_pairs",
                              "prefix_marginals", "privacy_row_bound", "topk_lp"),
-    "lp_models.topk.orbits": ("ERRORS", "TopKOrbits", "orbit_count", "topk_orbits"),
+    "lp_models.topk.orbits": ("ERRORS", "TopKOrbits", "orbit_count", "orbit_count_exceeds",
+                              "topk_orbits"),
 })

@@ -29,10 +29,8 @@ MAX_DRAWS = 10**7
 # `error --method auto` is exact up to this many ordered outputs (well under a second),
 # Monte Carlo beyond
 AUTO_EXACT = 200_000
-# CPU seconds per draw, candidate and position of the slowest sampler (peeling PF, measured
-# at n = 4096, T = 195: 9 ms a draw), rounded up; and per drawn index, whatever the size
-# (drawing, scoring, printing)
-_SECONDS_PER_CELL = 2e-8
+# CPU seconds per drawn index beyond the sampler's own cost (optmech.topk.sampler_costs):
+# scoring and printing, whatever the size
 _SECONDS_PER_INDEX = 1e-6
 # The JSON keys of the error measures (optmech.topk.utilities.MEASURES spells l_1 as "l1")
 KEYS = {"l_inf": "l_inf", "l_1": "l1", "k_relative": "k_relative"}
@@ -110,18 +108,28 @@ def _draws(minimum: int):
 def estimate(args: argparse.Namespace) -> Estimate:
     """pmf, and error when exact: the enumeration of every ordered output
     (:func:`optmech.topk.enumeration.enumeration_estimate`; three measures for error);
-    Monte Carlo errors and samples: linear in the draws."""
+    Monte Carlo errors and samples: the sampler's set-up and draws
+    (:meth:`~optmech.topk.mechanisms.TopKMechanism.sample_estimate`: the joint
+    mechanisms' classes are about 120 bytes per score and position), named by the
+    option of the draws."""
     n = len(args.scores)
     check_top(args.top, n, "--top")
     if args.action == "pmf" or (args.action == "error" and _exact(args)):
         work = enumeration_estimate(n, args.top, argument="--scores, --top")
         return work + work + work if args.action == "error" else work
+    count = args.draws if args.action == "error" else args.size
+    draws = make_topk_mechanism(args.mechanism, args.eps, args.top, args.sensitivity,
+                                args.monotonic).sample_estimate(args.scores, count)
+    option = "--scores, --top, " + ("--draws" if args.action == "error" else "--size")
     if args.action == "error":
-        return Estimate(3 * _work(args.draws, n, args.top), 0, "--draws", args.draws)
+        # three measures, each from its own draws, scored as 8-byte errors per index
+        once = Estimate(draws.seconds + _SECONDS_PER_INDEX * count * args.top,
+                        draws.nbytes + 8 * count * args.top, option, draws.value)
+        return once + once + once
     # Printing turns every output into a list of Python ints and a line of text: measured
     # 2.6 GB for 10^7 pairs (T = 2), so 64 bytes a row and 128 an index, rounded up.
-    return Estimate(_work(args.size, n, args.top), (64 + 128 * args.top) * args.size,
-                    "--size", args.size)
+    return Estimate(draws.seconds + _SECONDS_PER_INDEX * count * args.top,
+                    draws.nbytes + (64 + 128 * args.top) * count, option, draws.value)
 
 
 def _exact(args) -> bool:
@@ -181,11 +189,6 @@ def _error_table(p: dict) -> str:
     else:
         note = "\nexact (every ordered output enumerated)"
     return text_table(headers, rows) + note
-
-
-def _work(draws: int, n: int, top: int) -> float:
-    """Estimated CPU seconds to draw (and score or print) ``draws`` outputs."""
-    return draws * top * (_SECONDS_PER_CELL * n + _SECONDS_PER_INDEX)
 
 
 def _sample(args, mechanism) -> None:

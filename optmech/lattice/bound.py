@@ -24,8 +24,11 @@ rounding; a ``tol`` below :data:`MIN_TOL` (1e-15) could never be certified and i
 
 ``exact=True`` finishes a bracket that reached :data:`~optmech.lattice.optimum.FINISH_WIDTH`
 by HiGHS's simplex from its PDHG point (:func:`optmech.lattice.optimum.finish_bracket`):
-status ``"exact"`` with the certified optimum, or the bracket when HiGHS fails or the time
-runs out.
+status ``"exact"`` with the certified optimum when its certified gap is at most
+:data:`~optmech.lattice.optimum.EXACT_GAP` (1e-9, the simplex's own tolerance), else the
+finish's certified ``[L, U]`` as a bracket (status ``"converged"``: a finish accepted at
+1e-7 put n = k = 9's value 1.6e-8 above the proven optimum), or the bracket when HiGHS
+fails or the time runs out.
 
 Time.  ``time_limit`` bounds the whole call: PF's point is checked against every row first,
 and what that took, twice over, is kept back for the final certificates; the loop and the
@@ -63,6 +66,7 @@ from lp_models.lattice.recurrences import pf_lattice_probabilities
 from lp_models.program import SolverError
 from optmech.lattice.inputs import check_lattice, lattice_table
 from optmech.lattice.optimum import (
+    EXACT_GAP,
     FINISH_WIDTH,
     GAP_TOLERANCE,
     LatticeSolutionMechanism,
@@ -190,8 +194,10 @@ def bound_lattice(n: int, k: int, epsilon: float, *, tol: float = DEFAULT_TOL,
     does; default :data:`DEFAULT_TIME_LIMIT`, None for no limit) have passed.  With
     ``exact``, a bracket that reached :data:`FINISH_WIDTH` is finished by HiGHS's simplex
     from its PDHG point (:func:`optmech.lattice.optimum.finish_bracket`) in the time left:
-    status ``"exact"``, the certified optimum (also when the bracket itself is that narrow);
-    if the finish fails or runs out of time, the certified bracket as without it.  The
+    status ``"exact"``, the certified optimum, when the certified gap is at most
+    :data:`EXACT_GAP` (also when the bracket itself is that narrow); a looser finish is the
+    bracket it certifies; if the finish fails or runs out of time, the certified bracket as
+    without it.  The
     current bracket is reported through :func:`optmech.progress.progress` (a status line on
     stderr when the ``optmech`` command runs); ``log``: a callable receiving one line per
     improvement.  Raises
@@ -266,10 +272,11 @@ def _bound(classes, epsilon, weighting, constraints, tol, deadline, exact, log, 
                 if log is not None:
                     log(f"exact finish failed, the bracket stands: {error}")
     if optimum is not None:
+        # the finish's certified [lower bound, value]: exact only at the simplex's own gap
         lower, upper, violation = optimum.lower_bound, optimum.total_error, \
             optimum.max_violation
         point, dual = optimum.probabilities, dual
-        status = "exact"
+        status = _status(True, (upper - lower) / lower, tol)
     else:
         point, dual = run.point, run.dual
         lower = lagrangian_bound(units, cost, _rescaled(dual, scale))
@@ -277,9 +284,7 @@ def _bound(classes, epsilon, weighting, constraints, tol, deadline, exact, log, 
                      else primal_violation(units, point, regular))
         upper = objective_upper(cost, point)
         _check_certified(classes, regular, lower, upper, violation)
-        width = (upper - lower) / lower
-        status = ("exact" if exact and width <= GAP_TOLERANCE
-                  else "converged" if width <= tol else "time_limit")
+        status = _status(exact, (upper - lower) / lower, tol)
     num_cols, num_rows, _ = lattice_lp_counts(classes, regular)
     return LatticeBracket(
         n=n, k=k, epsilon=epsilon, weighting=weighting, constraint_set=constraints, tol=tol,
@@ -289,6 +294,14 @@ def _bound(classes, epsilon, weighting, constraints, tol, deadline, exact, log, 
         rows_generated=run.rows_generated if optimum is None else optimum.rows_generated,
         num_variables=num_cols, num_constraints=num_rows, objective_scale=scale,
         probabilities=point, dual=dual, history=tuple(run.history), classes=classes)
+
+
+def _status(exact: bool, width: float, tol: float) -> str:
+    """``"exact"`` (asked for, and certified to :data:`EXACT_GAP`), ``"converged"`` (to
+    ``tol``) or ``"time_limit"``."""
+    if exact and width <= EXACT_GAP:
+        return "exact"
+    return "converged" if width <= tol else "time_limit"
 
 
 def _passed(deadline: float | None) -> bool:

@@ -125,7 +125,7 @@ from lp_models.lattice.recurrences import (
     relaxed_to_chain_multipliers,
 )
 from lp_models.program import LinearProgram, SolverError, dual_objective
-from optmech.lattice.inputs import check_lattice, lattice_table
+from optmech.lattice.inputs import MAX_EPSILON, MIN_EPSILON, check_lattice, lattice_table
 from optmech.lattice.objectives import (
     OBJECTIVES,
     objective_weights,
@@ -144,9 +144,12 @@ from optmech.validation import (
 )
 
 __all__ = [
+    "EXACT_GAP",
     "FINISH_WIDTH",
     "GAP_TOLERANCE",
     "METHODS",
+    "METHOD_EPSILONS",
+    "RELATIVE_FROM",
     "LatticeOptimum",
     "LatticeSolutionMechanism",
     "finish_bracket",
@@ -158,6 +161,13 @@ __all__ = [
 
 METHODS = ("auto", "simplex", "ipm", "pdlp", "pdhg")
 GAP_TOLERANCE = 1e-7
+#: The certified relative gap below which a value is called *exact* (``"exact"`` status of
+#: :func:`~optmech.lattice.bound.bound_lattice`): the simplex's own tolerances (1e-10,
+#: :mod:`optmech.lattice.solve_loop`) give gaps of 4e-11 (n = k = 8, eps = 0.5), while a
+#: certificate accepted at GAP_TOLERANCE can leave the value 1.6e-8 above the optimum
+#: (n = k = 9, eps = 0.5: 1,188,591,092.81 against a proven upper bound of
+#: 1,188,591,074.305); such a value is reported as the bracket it is.
+EXACT_GAP = 1e-9
 # Below this eps, method="auto" runs HiGHS's interior point, not the held-row simplex: the
 # smaller eps, the more rows the optimum has slack that PF holds tight, and the simplex walks
 # from PF through all of them.  Measured at n = k = 8 (two jobs on two cores), interior
@@ -168,6 +178,22 @@ GAP_TOLERANCE = 1e-7
 # models stay with the simplex: both take about a second at n = k = 6 (1722 variables), and
 # IPX without presolve stopped with status "Unknown" on a 210-variable model.
 _AUTO_IPM_BELOW = 0.25
+#: From this epsilon up, the sum objective's HiGHS solves run in units relative to PF's
+#: probabilities (the path of the other objectives, :func:`_solve_beyond`): in
+#: probabilities, which span e^{-eps k}, the certificate failed from eps = 23 for simplex
+#: and interior point and from eps = 40 for PDLP (n = 3, 4, k = 2: gaps of 1 to 414),
+#: while in relative units every eps of [1, 700] is certified (a log grid of 25 eps at
+#: (n, k) = (3, 2), (4, 3), (2, 4); tests/optmech/lattice/test_method_range.py).  Below 1
+#: the probabilities' path stays (the relative one missed eps = 8e-4 to 8e-3 with PDLP and
+#: 3e-8 with the interior point).
+RELATIVE_FROM = 1.0
+#: The epsilons a method other than auto, simplex and ipm (which certify every eps of
+#: [1e-9, 700]) is certified on, measured on the same grid; outside, solve_lattice refuses
+#: (InvalidArgumentError naming epsilon).  PDLP below eps = 1 stopped short of optimality
+#: (15 of 25 grid points at n = 3, k = 2); the exact finish ("pdhg") did not end its
+#: bracket at eps <= 3e-8 within minutes, and its single-precision bracket failed the
+#: certificate from eps = 23.
+METHOD_EPSILONS = {"pdlp": (1.0, MAX_EPSILON), "pdhg": (1e-7, 10.0)}
 #: The bracket's relative width at which the exact finish starts from its PDHG point (the
 #: default bracket's: after HiGHS's crossover at n = k = 8, eps = 0.5, the simplex took
 #: 2,543 pivots from a bracket at width 5e-4, 310 from one at 8e-5).
@@ -225,7 +251,14 @@ class LatticeOptimum(Displayed, Tabular):
     ``lp.objective_in_units(lp.objective_value(lp_point()))`` is ``objective_value`` and
     ``lower_bound`` is a dual bound on ``lp``; ``solve(lp)`` re-solves it from scratch.
     The object is the one :func:`solve_lattice` built (no copy).
+
+    Two optima are equal when they answer the same problem with the same certified result:
+    every field but ``solve_seconds`` (the time of one run), ``classes`` and ``lp`` (built
+    from the others), arrays compared entry by entry; equal optima hash alike.
     """
+
+    #: Fields that do not take part in equality (see the class docstring).
+    _NOT_COMPARED = frozenset({"solve_seconds", "classes", "lp"})
 
     #: Number of items (candidates).
     n: int
@@ -290,6 +323,19 @@ class LatticeOptimum(Displayed, Tabular):
         if self.objective_weights is None and self.objective == "sum":
             object.__setattr__(self, "objective_weights",
                                class_weights(self.classes, self.weighting))
+
+    def _compared(self) -> list:
+        return [getattr(self, f.name) for f in dataclasses.fields(self)
+                if f.name not in self._NOT_COMPARED]
+
+    def __eq__(self, other) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
+                   for a, b in zip(self._compared(), other._compared()))
+
+    def __hash__(self) -> int:
+        return hash(tuple(v for v in self._compared() if not isinstance(v, np.ndarray)))
 
     def class_errors(self) -> np.ndarray:
         """Expected error (units of Δ) of the optimum on each class representative."""
@@ -394,11 +440,19 @@ class LatticeSolutionMechanism(SelectionMechanism, Tabular):
         step = level_error(self.optimum.lattice)
         steps = (rows.max(axis=1, keepdims=True) - rows) / step
         levels = np.rint(steps)
-        if rows.shape[1] != classes.n or not np.abs(steps - levels).max() <= 1e-9 \
-                or levels.max() > classes.k:
-            raise InvalidArgumentError("scores", rows if rows.shape[0] > 1 else rows[0],
-                                       f"{classes.n} scores on the "
-                                       f"{step:g}-lattice within depth {classes.k}")
+        if rows.shape[1] != classes.n:
+            raise InvalidArgumentError("scores", f"{rows.shape[1]} scores per vector",
+                                       f"{classes.n} scores (n = {classes.n})")
+        off = ~(np.abs(steps - levels) <= 1e-9) | (levels > classes.k)
+        if off.any():
+            # name the first entry off the lattice and the values its vector allows
+            row, column = (int(i) for i in np.argwhere(off)[0])
+            allowed = rows[row].max() - step * np.arange(classes.k + 1)
+            name = f"scores[{column}]" if rows.shape[0] == 1 else f"scores[{row}, {column}]"
+            raise InvalidArgumentError(
+                name, float(rows[row, column]),
+                f"on the {step:g}-lattice within depth k = {classes.k} below the vector's "
+                f"best score: one of {', '.join(f'{v:g}' for v in allowed)}")
         return levels.astype(np.int64)
 
     def _pmf_rows(self, rows: np.ndarray) -> np.ndarray:
@@ -571,8 +625,14 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
     if lattice == "delta" and constraints != "regular":
         raise InvalidArgumentError("constraints", constraints, "'regular' on the Δ-lattice "
                                    "(Appendix D's LP is defined on the 2Δ-lattice)")
+    low, high = METHOD_EPSILONS.get(method, (MIN_EPSILON, MAX_EPSILON))
+    if not low <= epsilon <= high:
+        raise InvalidArgumentError("epsilon", epsilon, f"a number in [{low:g}, {high:g}] "
+                                   f"with method {method!r} (where it is certified; auto, "
+                                   "simplex and ipm cover [1e-09, 700])")
     started = time.perf_counter()
-    if objective != "sum" or lattice != "2delta":
+    if objective != "sum" or lattice != "2delta" or (
+            method in ("simplex", "ipm", "pdlp") and epsilon >= RELATIVE_FROM):
         if method == "pdhg":
             raise InvalidArgumentError("method", method, "one of auto, simplex, ipm, pdlp "
                                        "with another objective or the Δ-lattice ('pdhg' "
@@ -604,15 +664,30 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
                             "pf-chain-dual", gap_tolerance, started,
                             lattice_lp_counts(classes, regular))[0]
         method = _auto_method(classes, epsilon)
+        if epsilon >= RELATIVE_FROM:
+            return _solve_beyond(n, k, epsilon, weighting, constraints, method,
+                                 gap_tolerance, time_limit, objective, weights, lattice,
+                                 started)
     deadline = None if time_limit is None else started + time_limit
     if method == "pdhg":
         run = bracket_lattice_lp(classes, epsilon, weighting, regular, tol=FINISH_WIDTH,
                                  deadline=deadline)
         return finish_bracket(run, units, weighting, constraints, deadline, gap_tolerance,
                               started)[0]
-    solved = solve_with_highs(classes, epsilon, weighting, pf, regular, method,
-                              _remaining(deadline, classes, regular, method))
-    return _from_solver(units, weighting, constraints, solved, gap_tolerance, started)[0]
+    try:
+        solved = solve_with_highs(classes, epsilon, weighting, pf, regular, method,
+                                  _remaining(deadline, classes, regular, method))
+        return _from_solver(units, weighting, constraints, solved, gap_tolerance,
+                            started)[0]
+    except SolverError as error:
+        # the interior point stopped short of optimality in probabilities at a few small
+        # eps (n = k = 3: 8e-3 with the paper's rows; 9.4e-8 with the cube weighting), and
+        # succeeded there in relative units: the second route, whose certificate decides
+        if error.status.startswith("Time limit"):
+            raise
+        return _solve_beyond(n, k, epsilon, weighting, constraints, method, gap_tolerance,
+                             None if deadline is None else deadline - time.perf_counter(),
+                             objective, weights, lattice, started)
 
 
 def _auto_method(classes: LatticeClasses, epsilon: float) -> str:

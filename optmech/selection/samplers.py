@@ -26,6 +26,7 @@ import numpy as np
 from optmech.validation import check_integer
 
 __all__ = [
+    "CELLS",
     "CUT",
     "row_blocks",
     "sample_shape",
@@ -37,7 +38,8 @@ __all__ = [
 ]
 
 CUT = -40.0
-_CELLS = 1 << 22  # noise draws per vectorised block
+#: Noise draws per vectorised block (:func:`row_blocks`).
+CELLS = 1 << 22
 
 
 def sample_shape(size) -> tuple[tuple[int, ...] | None, int]:
@@ -57,8 +59,8 @@ def shaped(draws: np.ndarray, shape):
 
 
 def row_blocks(count: int, width: int):
-    """Slices of at most ``_CELLS / width`` rows covering ``range(count)``."""
-    rows = max(1, _CELLS // max(width, 1))
+    """Slices of at most ``CELLS / width`` rows covering ``range(count)``."""
+    rows = max(1, CELLS // max(width, 1))
     for start in range(0, count, rows):
         yield slice(start, min(start + rows, count))
 

@@ -67,10 +67,20 @@ def enumeration_estimate(n: int, top: int, rows: int = 1, ordered: bool = True,
         raise InvalidArgumentError(
             argument, f"{n} candidates, top {top}",
             f"at most {MAX_OUTCOMES} {kind} to enumerate for an exact result (this has "
-            f"{count}); use Monte Carlo (estimate_error, sample) for larger sizes")
+            f"{_magnitude(count)}); use Monte Carlo (estimate_error, sample) for larger "
+            "sizes")
     cells = count * (n + top) * rows
     return Estimate(_SECONDS_PER_CELL * cells, _BYTES_PER_CELL * cells + 8 * top * count,
                     argument, f"{n} candidates, top {top}")
+
+
+def _magnitude(count: int) -> str:
+    """``count`` in digits, or as a power of ten from 10^15 on (Python refuses to print an
+    integer of more than 4300 digits, and 1600 candidates, top 1600, have 1600! outcomes)."""
+    if count < 10**15:
+        return str(count)
+    shift = max(count.bit_length() - 53, 0)          # log10 of a float-sized head
+    return f"about 10^{math.log10(count >> shift) + shift * math.log10(2):.1f}"
 
 
 def require_enumeration(n: int, top: int, rows: int = 1, ordered: bool = True,

@@ -57,7 +57,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from optmech.resources import require_memory
+from optmech.resources import Estimate, require
 from optmech.selection.mechanisms import (
     ExponentialMechanism,
     PermuteAndFlip,
@@ -199,10 +199,18 @@ class TopKMechanism(Parametrised, ABC):
         if q.shape[0] != 1:
             raise InvalidArgumentError("scores", scores, "one score vector (1-D)")
         shape, count = sample_shape(size)
-        # the draws and the blocks of noise the samplers hold at once
-        require_memory(8 * count * self.top * 3, "size", size)
+        require(self.sample_estimate(q[0], count))
         draws = self._draw(q[0], count, check_rng(rng))
         return draws[0] if shape is None else draws.reshape(*shape, self.top)
+
+    def sample_estimate(self, scores, count: int) -> Estimate:
+        """CPU seconds and peak bytes of ``count`` draws on ``scores``
+        (:mod:`optmech.topk.sampler_costs`), which :meth:`sample` refuses beyond the
+        budgets, naming ``scores, top, size``."""
+        from optmech.topk.sampler_costs import sampler_estimate
+
+        q, _ = check_topk_rows(scores, self.top)
+        return sampler_estimate(self.name, q[0], self.top, self.exponent, count)
 
     def rvs(self, scores, size=None, random_state=None) -> np.ndarray:
         """:meth:`sample` under ``scipy.stats``'s names (``random_state``: None, an integer
@@ -247,8 +255,8 @@ class _Peeling(TopKMechanism):
         return values
 
     def _draw(self, scores, count, rng):
-        return samplers.sample_peeling(self.exponent * (scores - scores.max()), self.top,
-                                       count, rng, self._race)
+        return samplers.sample_peeling(scores, self.exponent, self.top, count, rng,
+                                       self._race)
 
     @property
     def privacy(self) -> PrivacyGuarantee:
@@ -291,8 +299,7 @@ class GumbelTopK(PeelingEM):
                "one-shot Gumbel top-T (Durfee-Rogers 2019, arXiv:1905.04273)")
 
     def _draw(self, scores, count, rng):
-        return samplers.sample_one_shot_gumbel(self.exponent * (scores - scores.max()),
-                                               self.top, count, rng)
+        return samplers.sample_one_shot_gumbel(scores, self.exponent, self.top, count, rng)
 
 
 class PeelingPF(_Peeling):
@@ -340,8 +347,10 @@ class _Joint(TopKMechanism):
         return self.epsilon / (2 * self.utility_sensitivity)
 
     def _log_weight_rows(self, rows: np.ndarray) -> np.ndarray:
-        """``exponent * u`` of every ordered output (maximum 0 in each row)."""
-        return self.exponent * joint_utility_rows(rows, outcomes(rows.shape[1], self.top))
+        """``exponent * u`` of every ordered output (maximum 0 in each row; -inf where the
+        product leaves the double range)."""
+        with np.errstate(over="ignore"):
+            return self.exponent * joint_utility_rows(rows, outcomes(rows.shape[1], self.top))
 
     def _log_pmf_rows(self, rows, log):
         z = self._log_weight_rows(rows)
@@ -433,7 +442,9 @@ class CanonicalLipschitz(_Joint):
              "arXiv:2201.13376)")
 
     def _log_weight_rows(self, rows):
-        return -self.exponent * canonical_loss_rows(rows, outcomes(rows.shape[1], self.top))
+        with np.errstate(over="ignore"):
+            return -self.exponent * canonical_loss_rows(rows, outcomes(rows.shape[1],
+                                                                       self.top))
 
     def _draw(self, scores, count, rng):
         return samplers.sample_canonical(scores, self.top, self.exponent, count, rng)

@@ -36,7 +36,6 @@ beyond the budgets of :mod:`optmech.resources`.
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -46,6 +45,7 @@ from lp_models.display import Displayed
 from lp_models.lattice import monotonicity_pairs
 from lp_models.program import LinearProgram, SolverError, dual_objective, solve
 from lp_models.topk import CONSTRAINTS, ERRORS, TopKOrbits, orbit_count, topk_lp, topk_orbits
+from lp_models.topk.orbits import MAX_VARIABLES, orbit_count_exceeds
 from lp_models.topk.model import prefix_marginals, privacy_row_bound
 from optmech.resources import Estimate, require, require_memory
 from optmech.validation import (
@@ -235,11 +235,10 @@ def topk_lp_size(n: int, k: int, top: int, ordered: bool = True,
 def _orbit_table(n: int, k: int, top: int, ordered: bool) -> TopKOrbits:
     """The orbits, refused (:class:`InvalidArgumentError`) when their table alone would not
     fit in the memory budget (about 200 bytes a variable)."""
-    try:
-        count = orbit_count(n, k, top, ordered)
-    except OverflowError:                               # pragma: no cover - absurd sizes
-        count = math.inf
-    require_memory(200.0 * count, "n, k, top", (n, k, top))
+    if orbit_count_exceeds(n, k, top, ordered, MAX_VARIABLES):
+        raise InvalidArgumentError("n, k, top", (n, k, top),
+                                   f"a lattice of at most {MAX_VARIABLES} LP variables")
+    require_memory(200.0 * orbit_count(n, k, top, ordered), "n, k, top", (n, k, top))
     try:
         return topk_orbits(n, k, top, ordered)
     except ValueError as error:

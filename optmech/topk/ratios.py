@@ -42,8 +42,9 @@ _ROUNDING = 1e-9
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class TopKRatio(Displayed):
-    """One mechanism's optimality ratio and the checks that make it a comparison."""
+class TopKRatio(Displayed, Tabular):
+    """One mechanism's optimality ratio and the checks that make it a comparison; one row
+    of a table (so that :func:`topk_ratios`'s list shows and converts as one table)."""
 
     #: The mechanism's name.
     mechanism: str
@@ -60,6 +61,10 @@ class TopKRatio(Displayed):
 
     _display = ("mechanism", "ratio", "total_error", "lattice_epsilon", "monotone_violation",
                 "feasible")
+
+    def records(self) -> list[dict]:
+        """One row: the displayed fields."""
+        return [{name: getattr(self, name) for name in self._display}]
 
 
 def _mechanism(mechanism, optimum: TopKOptimum):

@@ -32,7 +32,7 @@ def test_every_command_has_an_estimate():
     (["multiselect", "dilp", "--k", "2", "--eps", "1", "--ring", "--grid", "400"], "--grid"),
     (["lattice", "bound", "--n", "8", "--k", "8", "--eps", "0.5"], "--n, --k"),
     (["topk", "sample", "--mechanism", "gumbel", "--scores", "3,1,2", "--top", "2", "--eps",
-      "1", "--size", "10000000"], "--size"),
+      "1", "--size", "10000000"], "--scores, --top, --size"),
     (["topk", "error", "--mechanism", "peel-pf", "--scores", ",".join(map(str, range(12))),
       "--top", "6", "--eps", "1", "--method", "exact"], "--scores, --top"),
     (["topk", "lp", "--n", "6", "--k", "8", "--top", "3", "--eps", "1"], "--n, --k, --top"),

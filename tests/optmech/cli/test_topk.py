@@ -2,6 +2,7 @@
 against the 50-digit references, Monte Carlo against exact, bad input, the help examples."""
 
 import json
+import math
 import shlex
 
 import mpmath
@@ -104,3 +105,43 @@ def test_each_help_shows_an_example_that_runs(capsys, action):
     argv = shlex.split(_EXAMPLES[action])[1:]
     code, out, err = run_cli(capsys, *argv)
     assert code == 0 and out and err == ""
+
+
+def test_samples_at_epsilon_1e20_are_the_certain_outcome(capsys):
+    """Peeling PF printed ``0 0`` five times (a candidate taken twice); at epsilon 1e20 the
+    pmf gives (0, 2) probability 1, and Monte Carlo's k-relative error is then 0 (it was
+    -1.0, outside the schema)."""
+    from optmech.schemas import validate
+
+    common = ["--mechanism", "peel-pf", "--scores", "3,1,2", "--top", "2", "--eps", "1e20"]
+    assert _json(capsys, "topk", "sample", *common, "--size", "5", "--seed", "1"
+                 )["samples"] == [[0, 2]] * 5
+    assert _json(capsys, "topk", "pmf", *common)["pmf"][1] == pytest.approx(1.0)  # (0, 2)
+    document = _json(capsys, "topk", "error", *common, "--method", "monte-carlo",
+                     "--seed", "1")
+    validate(document)
+    assert document["k_relative"] == document["l_1"] == 0.0
+
+
+def test_an_enumeration_of_1600_factorial_outcomes_is_bad_input(capsys):
+    """1600 scores, top 1600: the refusal printed the count, 1600! (4434 digits), which
+    Python refuses to turn into text ('internal error', exit 1); it is its power of ten."""
+    code, out, err = run_cli_error(capsys, "topk", "pmf", "--mechanism", "gumbel", "--scores",
+                                   ",".join(map(str, range(1, 1601))), "--top", "1600",
+                                   "--eps", "1")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("optmech: error: --scores, --top must be at most 33554432")
+    assert f"about 10^{math.lgamma(1601) / math.log(10):.1f}" in err
+
+
+@pytest.mark.parametrize("action", ["sample", "error"])
+def test_joint_classes_beyond_the_memory_budget_are_refused_up_front(capsys, action):
+    """30,000 scores, top 3000: about ten n x T arrays (10 GiB); sample reached 5.6 GB and
+    exited 1 'out of memory', Monte Carlo error exited 1 with a bare MemoryError."""
+    scores = ",".join(str(i % 997) for i in range(30_000))
+    extra = ["--size", "1"] if action == "sample" else ["--method", "monte-carlo"]
+    code, out, err = run_cli_error(capsys, "topk", action, "--mechanism", "joint-em",
+                                   "--scores", scores, "--top", "3000", "--eps", "1", *extra,
+                                   "--max-memory", "3GiB")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("optmech: error: --scores, --top, --") and "GiB" in err

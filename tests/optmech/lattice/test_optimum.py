@@ -88,7 +88,7 @@ def test_solution_mechanism_pmf():
 
 def test_gap_tolerance_is_enforced():
     with pytest.raises(SolverError):
-        solve_lattice(4, 4, 0.5, method="pdlp", gap_tolerance=1e-15)
+        solve_lattice(4, 4, 2.0, method="pdlp", gap_tolerance=1e-15)
 
 
 @pytest.mark.parametrize("bad", [dict(n=1), dict(k=0), dict(epsilon=-1.0),

@@ -9,6 +9,9 @@ Gauss-Legendre quadrature).
   ``p_r sum_{S subset others} (-1)^|S| prod_{s in S} p_s / (|S| + 1)``, with the terms of
   equal coins grouped by binomial coefficients, exact at 50 digits for the sizes used
   here;
+* every score, difference and exponent is an exact ``Fraction`` (a double converts
+  exactly), and only ``exponent * difference`` goes to mpmath: at any scale (scores of
+  1e300, an exponent of 1e20) the reference sees the differences a double rounds away;
 * joint EM / PF: the same two selection rules over the list of all ordered tuples, with
   ``u(s) = -max_i (c_(i) - q_{s_i})`` from a loop;
 * canonical: EM over the T-subsets with the loss from a loop, each set's T! orders sharing
@@ -20,14 +23,23 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from fractions import Fraction
 
 import mpmath
 
 mpmath.mp.dps = 50
 
 
+def _exp(x: Fraction):
+    """``e^x`` of an exact rational at 50 digits (any size: mpmath's exponents have no
+    bound)."""
+    return mpmath.exp(mpmath.mpf(x.numerator) / x.denominator)
+
+
 def _em(values, a):
-    weights = [mpmath.exp(a * mpmath.mpf(v)) for v in values]
+    a, values = Fraction(a), [Fraction(v) for v in values]
+    best = max(values)
+    weights = [_exp(a * (v - best)) for v in values]
     total = mpmath.fsum(weights)
     return [w / total for w in weights]
 
@@ -36,9 +48,10 @@ def _pf(values, a):
     """PF by the alternating sum, with the candidates of equal value grouped: for others
     with values ``v_l`` taken ``m_l`` times, ``sum_{j_l <= m_l} prod_l C(m_l, j_l)
     (-p_l)^{j_l} / (sum_l j_l + 1)``."""
+    a, values = Fraction(a), [Fraction(v) for v in values]
     best = max(values)
     distinct = sorted(set(values))
-    coins = [mpmath.exp(a * (mpmath.mpf(v) - best)) for v in distinct]
+    coins = [_exp(a * (v - best)) for v in distinct]
     counts = [values.count(v) for v in distinct]
     of_value = []
     for own in range(len(distinct)):
@@ -70,9 +83,9 @@ def peeling(scores: tuple, top: int, a: float, rule: str) -> dict:
     return out
 
 
-def joint_utility(scores, s) -> float:
-    leaders = sorted(scores, reverse=True)
-    return -max(leaders[i] - scores[j] for i, j in enumerate(s))
+def joint_utility(scores, s) -> Fraction:
+    leaders = sorted(map(Fraction, scores), reverse=True)
+    return -max(leaders[i] - Fraction(scores[j]) for i, j in enumerate(s))
 
 
 @functools.lru_cache(maxsize=None)
@@ -81,10 +94,10 @@ def joint(scores: tuple, top: int, a: float, rule: str) -> dict:
     return dict(zip(tuples, RULES[rule]([joint_utility(scores, s) for s in tuples], a)))
 
 
-def canonical_loss(scores, subset) -> float:
-    inside = [scores[i] for i in subset]
-    outside = [scores[j] for j in range(len(scores)) if j not in subset]
-    return max(0.0, max(outside, default=-math.inf) - min(inside))
+def canonical_loss(scores, subset) -> Fraction:
+    inside = [Fraction(scores[i]) for i in subset]
+    outside = [Fraction(scores[j]) for j in range(len(scores)) if j not in subset]
+    return max(Fraction(0), max(outside, default=min(inside)) - min(inside))
 
 
 @functools.lru_cache(maxsize=None)

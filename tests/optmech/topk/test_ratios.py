@@ -179,3 +179,16 @@ def test_sweep_curves_and_table(tmp_path):
     assert curve.to_csv(tmp_path / "curve.csv").read_text().startswith("n,k,top,")
     with pytest.raises(InvalidArgumentError):
         topk_ratio_sweep(3, 2, 2, [0.5, -1.0])
+
+
+def test_the_ratio_list_is_one_table():
+    """topk_ratios' list (the top-k guide's loop) raised AttributeError in its notebook
+    HTML and in to_csv/to_frame: its items had no records."""
+    from optmech.topk import solve_topk, topk_ratios
+
+    optimum = solve_topk(3, 2, 1.0, 2)
+    ratios = topk_ratios(optimum, ["peel-em", "joint-pf"])
+    records = ratios.records()
+    assert [r["mechanism"] for r in records] == ["peel-em", "joint-pf"]
+    assert [r["ratio"] for r in records] == [r.ratio for r in ratios]
+    assert "peel-em" in ratios._repr_html_()

@@ -44,8 +44,7 @@ def test_sampler_follows_the_exact_pmf(name, monotonic):
 def test_one_shot_gumbel_samples_have_the_peeling_em_pmf():
     """Durfee & Rogers' identity, by samples: noise added once, top 3 kept in order."""
     peel = make_topk_mechanism("peel-em", 3.0, 3)
-    z = peel.exponent * (SCORES - SCORES.max())
-    draws = sample_one_shot_gumbel(z, 3, DRAWS, np.random.default_rng(7))
+    draws = sample_one_shot_gumbel(SCORES, peel.exponent, 3, DRAWS, np.random.default_rng(7))
     assert chi_square_pvalue(outcome_index(draws, 5), peel.pmf(SCORES)) > 1e-4
 
 
@@ -57,7 +56,8 @@ def test_peeling_is_exact_when_far_candidates_compete(race, name):
     z = mechanism.exponent * (SCORES - SCORES.max())
     far = np.flatnonzero(z <= np.sort(z)[-3] - 1.5)
     assert far.tolist() == [3]
-    draws = sample_peeling(z, 3, DRAWS, np.random.default_rng(11), race, far_below=1.5)
+    draws = sample_peeling(SCORES, mechanism.exponent, 3, DRAWS, np.random.default_rng(11), race,
+                           far_below=1.5)
     index = outcome_index(draws, 5)
     assert np.isin(draws, far).any(axis=1).sum() > 1000
     assert chi_square_pvalue(index, mechanism.pmf(SCORES)) > 1e-4
