@@ -38,7 +38,7 @@ from optmech.unbounded import unbounded_if_infinite
 HETEROGENEOUS = ("gem", "mgem", "combined_gem", "rs_gamma", "rs_gamma_tnb")
 ALL_MECHANISMS = (*MECHANISMS, *HETEROGENEOUS, "lattice")
 TOPK = ("peel-em", "gumbel", "peel-pf", "joint-em", "joint-pf", "canonical-lipschitz")
-ACCOUNT_MECHANISMS = (*MECHANISMS, *HETEROGENEOUS, *TOPK)
+ACCOUNT_MECHANISMS = (*MECHANISMS, *HETEROGENEOUS, *TOPK, "lattice")
 OBJECTIVES = ("zcdp_rho", "max_loss", "delta", "renyi")
 MAX_N = 200
 
@@ -161,7 +161,10 @@ def register(subparsers) -> None:
     account.add_argument("--top", type=positive_int, default=1,
                          help="T of the top-k steps, 1 to 64 (default 1)")
     account.add_argument("--n", type=positive_int, default=2,
-                         help="candidates of the lower bound's pairs, 2 to 64 (default 2)")
+                         help="candidates of the lower bound's pairs, 2 to 64 (default 2); "
+                              "of the optimal lattice mechanism for lattice steps")
+    account.add_argument("--k", type=positive_int, default=None,
+                         help="depth of the optimal lattice mechanism (lattice steps)")
     account.add_argument("--resolution", type=positive_int, default=None,
                          help="grid nodes per epsilon of the smallest round, 2 to 4096 "
                               "(sets the work; default: 16, or 8 or 4 when 16 would take "
@@ -252,8 +255,11 @@ class _UnitSensitivities:
         return self.mechanism.pmf(scores, np.ones(len(scores)))
 
 
-def _build_step_mechanism(name: str, epsilon: float, monotonic: bool, top: int):
-    """Every mechanism ``privacy account`` takes, by name (sensitivity 1)."""
+def _build_step_mechanism(name: str, epsilon: float, monotonic: bool, top: int,
+                          n: int = 2, k: int | None = None):
+    """Every mechanism ``privacy account`` takes, by name (sensitivity 1); ``lattice``: the
+    optimal mechanism on the 2Δ-lattice with ``n`` candidates and depth ``k``, certified on
+    that domain only."""
     from optmech.privacy.accountant import build_selection
     from optmech.validation import InvalidArgumentError
 
@@ -261,6 +267,17 @@ def _build_step_mechanism(name: str, epsilon: float, monotonic: bool, top: int):
     if name.replace("-", "_") not in spelled:
         raise InvalidArgumentError("mechanism", name, "one of " + ", ".join(ACCOUNT_MECHANISMS))
     name = spelled[name.replace("-", "_")]
+    if name == "lattice":
+        from optmech.lattice.optimum import solve_lattice
+
+        if k is None:
+            raise InvalidArgumentError("--k", None, "the lattice depth (an integer >= 1) for a "
+                                                    "lattice step")
+        if monotonic:
+            raise InvalidArgumentError("--relation", "monotonic", "general for lattice")
+        mechanism = solve_lattice(n, k, epsilon).mechanism()
+        mechanism.name = "lattice"
+        return mechanism
     if name in HETEROGENEOUS:
         from optmech.heterogeneous import make_heterogeneous
 
@@ -277,8 +294,11 @@ def _build_step_mechanism(name: str, epsilon: float, monotonic: bool, top: int):
 def _accountant(args):
     from optmech.privacy.accountant import Accountant
 
+    def build(name, epsilon, monotonic, top):
+        return _build_step_mechanism(name, epsilon, monotonic, top, args.n, args.k)
+
     return Accountant(args.step, relation=args.relation, top=args.top, n=args.n,
-                      resolution=args.resolution, build=_build_step_mechanism)
+                      resolution=args.resolution, build=build)
 
 
 def _account_targets(args) -> tuple[float | None, list | None]:
@@ -290,9 +310,30 @@ def _account_targets(args) -> tuple[float | None, list | None]:
 
 def estimate_account(args: argparse.Namespace) -> Estimate:
     """The accountant's own estimate (:meth:`optmech.privacy.accountant.Accountant.estimate`),
-    naming ``--step``."""
+    naming ``--step``.  A lattice step adds its LP and its family of pairs (``--n``,
+    ``--k``); it is estimated as randomised response at its ε (the same nodes) times the
+    atoms of the family, before any LP is solved."""
+    from optmech.privacy.accountant import Accountant, Step
+
     delta, eps_prime = _account_targets(args)
-    return _accountant(args).estimate(delta, eps_prime or ()).renamed("--step")
+    lattice = [Step.parse(s.replace("lattice", "rr", 1), _build_step_mechanism)
+               for s in args.step if s.strip().lower().startswith("lattice")]
+    steps = [s if not s.strip().lower().startswith("lattice")
+             else s.replace("lattice", "rr", 1) for s in args.step]
+    work = Accountant(steps, relation=args.relation, top=args.top, n=args.n,
+                      resolution=args.resolution,
+                      build=lambda *a: _build_step_mechanism(*a, args.n, args.k)).estimate(
+        delta, eps_prime or ()).renamed("--step")
+    if not lattice:
+        return work
+    if args.k is None:
+        from optmech.validation import InvalidArgumentError
+
+        raise InvalidArgumentError("--k", None, "the lattice depth (an integer >= 1) for a "
+                                                "lattice step")
+    atoms = 2 * math.comb(args.n + args.k, args.k) * 2 ** args.n * args.n
+    return (Estimate(work.seconds * atoms / 4, work.nbytes, "--step, --n, --k", args.step)
+            + _lattice_estimate(args, args.n))
 
 
 def run_account(args: argparse.Namespace) -> int:
@@ -525,21 +566,12 @@ def run_worst(args: argparse.Namespace) -> int:
 
 
 def _worst_lattice(args, mechanism, bound):
-    """Every pair of the lattice: each class representative ``q`` and each ``q + z``,
-    ``z`` in ``{-1, +1}^n`` (sensitivity 1), that stays within depth ``k``."""
+    """Every pair of the lattice (:meth:`LatticeSolutionMechanism.neighbour_pairs
+    <optmech.lattice.optimum.LatticeSolutionMechanism.neighbour_pairs>`)."""
     from optmech.privacy.worst import worst_over_pairs
-    from optmech.resources import require_memory
 
-    classes = mechanism.optimum.classes
-    require_memory(16.0 * classes.num_classes * 2 ** args.n * args.n, "--n", args.n)
-    scores = classes.scores(np.arange(classes.num_classes))
-    moves = np.array(np.meshgrid(*[[-1.0, 1.0]] * args.n, indexing="ij")).reshape(args.n, -1).T
-    q = np.repeat(scores, len(moves), axis=0)
-    other = q + np.tile(moves, (len(scores), 1))
-    depth = (other.max(axis=1, keepdims=True) - other).max(axis=1) / 2.0
-    keep = np.abs(depth - np.rint(depth)) < 1e-9
-    keep &= depth <= args.k + 1e-9
-    return worst_over_pairs(mechanism, q[keep], other[keep], objective=args.objective,
+    q, other = mechanism.neighbour_pairs()
+    return worst_over_pairs(mechanism, q, other, objective=args.objective,
                             at=args.at, eps_prime=args.eps_prime, bound=bound, name="lattice",
                             method=f"every pair of the 2Delta-lattice of depth {args.k}")
 

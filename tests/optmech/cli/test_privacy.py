@@ -168,6 +168,7 @@ def test_referee_table_and_markdown(capsys):
     (["account", "--step", "em:0.1", "--n", "1"], "--n"),
     (["account", "--step", "em:0.001:10000000", "--max-work", "1s"], "--step"),
     (["account", "--step", "gem:1:2", "--relation", "monotonic"], "--relation"),
+    (["account", "--step", "lattice:1:2", "--n", "3"], "--k"),
 ])
 def test_bad_input_is_one_line_naming_the_option(capsys, argv, option):
     code, out, err = run_cli_error(capsys, "privacy", *argv)
@@ -193,6 +194,19 @@ def test_account_json_follows_its_schema_and_brackets(capsys):
     assert "eps" not in doc["upper"] and "saving" not in doc
     assert all(u >= l for u, l in zip(doc["upper"]["delta"]["delta"],
                                       doc["lower"]["delta"]["delta"]))
+
+
+def test_account_of_the_optimal_lattice_mechanism(capsys):
+    from optmech.schemas import validate
+
+    doc = _json(capsys, "privacy", "account", "--step", "lattice:0.5:20", "--n", "3", "--k",
+                "2", "--delta", "1e-6")
+    validate(doc)
+    assert doc["steps"][0]["dominating"] == "family"
+    # the family's exact worst beats randomised response, and an explicit pair is close
+    assert doc["lower"]["eps"] <= doc["upper"]["eps"] < doc["fallbacks"][
+        "randomised_response"]["eps"]
+    assert doc["upper"]["eps"] - doc["lower"]["eps"] < 0.02 * doc["upper"]["eps"]
 
 
 def test_account_table_and_plot(capsys, tmp_path):
