@@ -379,7 +379,8 @@ def _render_account(p: dict) -> str:
     steps = [f"  {s['step']}: {s['dominating']} ({s['theorem']}; "
              + "; ".join(f"arXiv:{x['arxiv']}" if x.get("arxiv") else x["title"]
                          for x in s["papers"]) + ")" for s in p["steps"]]
-    pairs = [f"  {q['step']}: scores {q['scores']}, neighbour {q['neighbour']}"
+    pairs = [f"  {q['step']}: " + (q["note"] if "note" in q else
+                                    f"scores {q['scores']}, neighbour {q['neighbour']}")
              for q in p["lower"]["pairs"]]
     return "\n".join(head + lines + ["steps:"] + steps + ["lower bound's pairs:"] + pairs
                      + ([f"plot written to {p['plot']}"] if p.get("plot") else []))

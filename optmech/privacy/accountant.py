@@ -34,32 +34,28 @@ randomised response, whose pair lives on ``n`` candidates.  For a top-k mechanis
 max(n, T + 1)`` candidates in a staircase.  This is a search, not a theorem: the lower
 curve is attained by the pairs printed, whatever they are.
 
-Costs (measured on a 2-core machine, one core): 100 steps of ε = 0.1 take 0.15 CPU s at
-the default resolution, 1,000 steps of ε = 0.05 about 3 s; see :func:`work_estimate`.
+Costs (measured on a 2-core machine): 100 runs of the exponential mechanism at ε = 0.1 take
+0.15 CPU s at the default resolution, 1,000 runs at 0.05 about 1.6 s, 1,000 mixed steps
+(500 EM at 0.1, 300 PF at 1, 200 report-noisy-max at 0.5) 3.1 s
+(``benchmarks/results/accountant_cost.md``); :func:`work_estimate` bounds them before any
+work.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
 from lp_models.display import Displayed, Tabular
-from optmech.privacy.adaptive import (
-    AZUMA_TAIL,
-    CHUNK,
-    HockeyStickBound,
-    bounded_range_kl,
-    kept_nodes,
-    pieces,
-)
+from optmech.privacy.adaptive import AZUMA_TAIL, CHUNK, HockeyStickBound, kept_nodes, pieces
+from optmech.privacy.bounds import bounded_range_kl
 from optmech.privacy.dominating import (
     BOUNDED_RANGE,
     FAMILY,
     IDENTITY,
-    LAPLACE,
     RANDOMISED_RESPONSE,
     Dominance,
 )
@@ -67,8 +63,7 @@ from optmech.privacy.fallbacks import fallbacks
 from optmech.privacy.loss_atoms import LossAtoms
 from optmech.progress import progress
 from optmech.resources import Estimate, require
-from optmech.validation import InvalidArgumentError, check_choice, check_integer, \
-    check_positive
+from optmech.validation import InvalidArgumentError, check_choice, check_integer
 
 __all__ = ["MECHANISMS", "RELATIONS", "Accountant", "AccountReport", "Step",
            "build_selection", "dominance_of", "work_estimate"]
@@ -86,6 +81,8 @@ RELATIONS = ("general", "monotonic")
 RESOLUTIONS = (16, 8, 4)
 AUTO_SECONDS = 5.0
 _LOWER_ATOMS = 1024
+# ordered outcomes of a top-k pair the lower bound enumerates at most
+_TOPK_OUTCOMES = 100_000
 _LOG_TAIL = math.log(1.0 / AZUMA_TAIL)
 # dp_accounting's PermuteAndFlipDpEvent: the mechanisms for which it uses the Laplace curves
 _PUBLISHED_LAPLACE = ("pf", "rnm_exponential", "peel-pf", "joint-pf")
@@ -138,8 +135,8 @@ class Step:
             count = int(parts[2]) if len(parts) == 3 else 1
         except ValueError:
             raise InvalidArgumentError("step", text, allowed) from None
-        if not (math.isfinite(epsilon) and 0 < epsilon <= 700):
-            raise InvalidArgumentError("step", text, "an EPS in (0, 700]")
+        if not (math.isfinite(epsilon) and 1e-9 <= epsilon <= 700):
+            raise InvalidArgumentError("step", text, "an EPS in [1e-9, 700]")
         if not 1 <= count <= 10**7:
             raise InvalidArgumentError("step", text, "a COUNT in [1, 10^7]")
         try:
@@ -422,6 +419,10 @@ def _candidate_pairs(step: Step, n: int) -> list[_Pair]:
     top = getattr(mechanism, "top", None)
     if top is not None:                              # a top-k mechanism: T-tuples out
         size = max(n, top + 1)
+        if math.perm(size, top) > _TOPK_OUTCOMES:
+            # no explicit pair within exact enumeration: the step is left out of the lower
+            # curve (an identity pair: leaving a step out can only lower a composed curve)
+            return [_Pair(np.zeros(0), np.zeros(0), LossAtoms.of([0.0], [0.0]))]
         move = np.where(np.arange(size) < top, -1.0, 1.0)
         rows = [-g * np.arange(size, dtype=float) for g in np.geomspace(0.05, 20.0, 24) / unit]
         return _pairs_on(mechanism, rows, [_moved(q, move, monotonic) for q in rows])
@@ -602,6 +603,10 @@ class AccountReport(Displayed, Tabular):
 
 
 def _pair_payload(pair: _Pair, step: Step) -> dict:
+    if not pair.scores.size:
+        return {"step": str(step), "scores": [], "neighbour": [],
+                "note": "no explicit pair within exact enumeration: left out of the lower "
+                        "curve"}
     return {"step": str(step), "scores": pair.scores.tolist(),
             "neighbour": pair.neighbour.tolist()}
 

@@ -86,10 +86,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from optmech.privacy.bounds import bounded_range_kl
 from optmech.validation import InvalidArgumentError
 
 __all__ = ["AZUMA_TAIL", "CHUNK", "ROUNDING_INFLATION", "FixedStep", "HockeyStickBound",
-           "bounded_range_kl", "bounded_range_mass", "kept_nodes", "pieces"]
+           "bounded_range_mass", "kept_nodes", "pieces"]
 
 #: Probability below which the Azuma-Hoeffding bound lets nodes go unstored.
 AZUMA_TAIL = 1e-30
@@ -98,15 +99,6 @@ ROUNDING_INFLATION = 1e-12
 _LOG_TAIL = math.log(1.0 / AZUMA_TAIL)
 #: Nodes per chunk when a bounded-range step is evaluated (bounds its temporaries).
 CHUNK = 1 << 15
-
-
-def bounded_range_kl(epsilon: float) -> float:
-    """``u - 1 - log u``, ``u = ε / (e^ε - 1)``: the largest KL divergence (mean loss) of an
-    ε-bounded-range pair."""
-    if epsilon == 0:
-        return 0.0
-    u = epsilon / math.expm1(epsilon)
-    return (u - 1.0) - math.log1p(u - 1.0)
 
 
 def bounded_range_mass(epsilon: float, t) -> np.ndarray:
@@ -354,17 +346,17 @@ def _best_over_pieces(w, offset, start, stop, epsilon, h, breakpoints) -> np.nda
         b1, b0, k1, k0 = segments(*(breakpoints[i:i + 2] if i + 1 < len(breakpoints)
                                     else breakpoints[i - 1:i + 1]))
         np.maximum(best, objective(t, k1, k0, b1, b0), out=best)
-    exp_eps = math.exp(-epsilon)
     for t_a, t_b in zip(breakpoints[:-1], breakpoints[1:]):
         # the stationary point y* = sqrt(r0 / r2) of r2 y + r1 + r0 / y on this piece, with
         # W = c - d beta on each segment: r0 ~ alpha (d0 - d1), r2 ~ e^-eps (c0 - c1)
         b1, b0, k1, k0 = segments(t_a, t_b)
         d1 = (w[k1] - w[k1 + 1]) / expm1_h              # d * beta_k (beta_k = e^{x_k})
         d0 = (w[k0] - w[k0 + 1]) / expm1_h
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = ((d1 * math.exp(-b1 * h) - d0 * math.exp(-b0 * h))
-                     / (exp_eps * ((w[k1] + d1) - (w[k0] + d0))))
-            t_star = 0.5 * np.log(ratio)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            # in logarithms: alpha d = D e^{-b h} overflows at large epsilon (b h ~ -eps)
+            log_ratio = (-b1 * h + np.log(d1 - d0 * math.exp((b1 - b0) * h)) + epsilon
+                         - np.log((w[k1] + d1) - (w[k0] + d0)))
+            t_star = 0.5 * log_ratio
         inside = np.flatnonzero((t_star > t_a) & (t_star < t_b))
         if inside.size:
             value = objective(t_star[inside], k1[inside], k0[inside], b1, b0)

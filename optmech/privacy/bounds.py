@@ -52,8 +52,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from optmech.privacy.divergences import DEFAULT_ORDERS, check_grid, zcdp_rho_bound
 from optmech.privacy.accountants import laplace_delta, laplace_rdp
+from optmech.privacy.divergences import DEFAULT_ORDERS, check_grid, zcdp_rho_bound
 from optmech.selection.mechanisms import PmfMechanism, PrivacyGuarantee
 from optmech.validation import check_nonnegative
 
@@ -127,6 +127,8 @@ def bounded_range_kl(epsilon: float) -> float:
     if epsilon == 0:
         return 0.0
     u = epsilon / math.expm1(epsilon)
+    if u < 0.5:                       # large epsilon: u - 1 rounds to -1 beyond eps = 745
+        return (u - 1.0) - math.log(u)
     # u - 1 - log u = (u - 1)^2 / 2 - ...: log1p keeps the digits when u is near 1
     return (u - 1.0) - math.log1p(u - 1.0)
 

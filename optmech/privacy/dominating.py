@@ -81,12 +81,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from optmech.privacy.accountants import laplace_delta
 from optmech.privacy.adaptive import FixedStep
+from optmech.privacy.bounds import bounded_range_delta, randomised_response_delta
 from optmech.validation import InvalidArgumentError, check_nonnegative
 
 __all__ = ["BOUNDED_RANGE", "FAMILY", "IDENTITY", "LAPLACE", "RANDOMISED_RESPONSE",
-           "Dominance", "Paper", "bounded_range_delta", "laplace_delta",
-           "randomised_response_delta", "spread_on_grid"]
+           "Dominance", "Paper", "spread_on_grid"]
 
 BOUNDED_RANGE = "bounded-range"
 LAPLACE = "laplace"
@@ -140,25 +141,6 @@ _STATEMENTS = {
 }
 _PAPERS = {RANDOMISED_RESPONSE: (KOV, MURTAGH_VADHAN, ZDW), BOUNDED_RANGE: (DDR, ZDW),
            LAPLACE: (OWN, DING, ZDW), FAMILY: (LATTICE, ZDW), IDENTITY: ()}
-
-
-def randomised_response_delta(epsilon: float, eps_prime) -> np.ndarray:
-    """``(e^ε - e^eps') / (1 + e^ε)``, 0 beyond ``eps' = ε``."""
-    gap = np.minimum(np.asarray(eps_prime, dtype=float) - epsilon, 0.0)
-    return -np.expm1(gap) / (1.0 + math.exp(-epsilon))
-
-
-def bounded_range_delta(epsilon: float, eps_prime) -> np.ndarray:
-    """``(1 - e^(-(ε - eps')/2))^2 / (1 - e^-ε)``, 0 beyond ``eps' = ε``: one run."""
-    if epsilon == 0:
-        return np.zeros(np.shape(eps_prime))
-    half = np.minimum(np.asarray(eps_prime, dtype=float) - epsilon, 0.0) / 2.0
-    return np.expm1(half) ** 2 / -math.expm1(-epsilon)
-
-
-def laplace_delta(epsilon: float, eps_prime) -> np.ndarray:
-    """``1 - e^((eps' - ε)/2)``, 0 beyond ``eps' = ε``: the Laplace pair."""
-    return -np.expm1(np.minimum(np.asarray(eps_prime, dtype=float) - epsilon, 0.0) / 2.0)
 
 
 # Gauss-Legendre nodes and weights on [0, 1] for the density part of a spread (8 nodes: the
