@@ -69,7 +69,10 @@ def sampler_estimate(name: str, scores: np.ndarray, top: int, exponent: float,
         entries = n * top
         per_draw = _JOINT_CELL * top * top
         if name == "joint-pf":
-            levels = np.unique(np.sort(scores)[n - top:]).size * np.unique(scores).size
+            # distinct values without np.unique (which imports numpy.ma: slow start-up)
+            ordered = np.sort(scores)
+            distinct = int(np.count_nonzero(np.diff(ordered))) + 1
+            levels = (int(np.count_nonzero(np.diff(ordered[n - top:]))) + 1) * distinct
             per_draw += _LEVEL_CELL * min(levels, entries)
         seconds = _JOINT_ENTRY_SECONDS * entries + per_draw * count
         nbytes = _JOINT_ENTRY_BYTES * entries
