@@ -102,8 +102,11 @@ class Step:
     """``count`` runs of one mechanism object (anything with a ``privacy`` guarantee and a
     ``logpmf`` or ``pmf``; ``label``: how it was asked for, ``MECHANISM:EPS:COUNT``)."""
 
+    #: The mechanism of every run (its ``privacy`` says what dominates it).
     mechanism: object
+    #: How many times it runs, in a row.
     count: int = 1
+    #: How it was asked for (``MECHANISM:EPS:COUNT``), for the report.
     label: str = ""
 
     def __post_init__(self):

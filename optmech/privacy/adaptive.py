@@ -129,10 +129,15 @@ class HockeyStickBound:
     bound of the steps so far (``mean``, ``variance``: sums of conditional-mean bounds and of
     squared ranges); ``largest`` the largest total loss they can have (``W = 0`` above it)."""
 
+    #: The grid step ``h``: node ``i`` is ``eps' = i h``.
     step: float
+    #: Upper bounds on ``W`` at the stored nodes.
     values: np.ndarray
+    #: Sum of the composed steps' bounds on their mean loss (Azuma-Hoeffding).
     mean: float = 0.0
+    #: Sum of the composed steps' squared loss ranges (Azuma-Hoeffding).
     variance: float = 0.0
+    #: The largest total loss the composed steps can have (``W = 0`` above it).
     largest: float = 0.0
 
     @classmethod

@@ -100,9 +100,13 @@ IDENTITY = "identity"
 class Paper:
     """A source: title, authors, arXiv id (None for this package's own proof)."""
 
+    #: The paper's title.
     title: str
+    #: Its authors.
     authors: str
+    #: Its arXiv id (None for this package's own proof).
     arxiv: str | None = None
+    #: The part of it that proves the statement.
     where: str = ""
 
     def __str__(self) -> str:
@@ -200,9 +204,14 @@ class Dominance:
     round, ``rounds`` rounds a run; ``family``: for :data:`FAMILY`, the pairs as
     ``(losses, P-masses)`` rows."""
 
+    #: What dominates one round: :data:`BOUNDED_RANGE`, :data:`LAPLACE`,
+    #: :data:`RANDOMISED_RESPONSE`, :data:`FAMILY` or :data:`IDENTITY`.
     kind: str
+    #: The ε of one round.
     epsilon: float
+    #: Rounds in one run (T for peeling top-T).
     rounds: int = 1
+    #: For :data:`FAMILY`: ``(losses, P-masses)``, one row per pair of the family.
     family: tuple = field(default=(), repr=False)
     #: Where the finite family comes from (for the report).
     origin: str = ""

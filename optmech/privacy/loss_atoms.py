@@ -71,7 +71,9 @@ class LossAtoms:
     is positive, ``-inf`` where only ``Q`` is).
     """
 
+    #: ``log P`` of each atom (``-inf`` for mass 0).
     log_p: np.ndarray = field(repr=False)
+    #: ``log Q`` of each atom.
     log_q: np.ndarray = field(repr=False)
 
     @classmethod
