@@ -269,14 +269,15 @@ class HockeyStickBound:
         w = self.node_values(lo, hi)
         x = np.arange(n) * self.step
         best = np.zeros(n)
-        for row_loss, row_mass in zip(losses, masses):
-            value = np.zeros(n)
-            for loss, mass in zip(row_loss[row_mass > 0], row_mass[row_mass > 0]):
-                point = (x - loss) / self.step
-                k = np.floor(point).astype(np.int64)
-                fraction = np.expm1((point - k) * self.step) / math.expm1(self.step)
-                value += mass * ((1.0 - fraction) * w[k - lo] + fraction * w[k + 1 - lo])
-            np.maximum(best, value, out=best)
+        rows = max(1, CHUNK * 64 // max(n * losses.shape[1], 1))     # about 2M cells a block
+        for first in range(0, losses.shape[0], rows):
+            loss = np.where(finite, losses, 0.0)[first:first + rows, :, None]
+            point = (x[None, None, :] - loss) / self.step
+            k = np.floor(point).astype(np.int64)
+            fraction = np.expm1((point - k) * self.step) / math.expm1(self.step)
+            read = (1.0 - fraction) * w[k - lo] + fraction * w[k + 1 - lo]
+            value = (masses[first:first + rows, :, None] * read).sum(axis=1)
+            np.maximum(best, value.max(axis=0), out=best)
         values = np.minimum(best * (1.0 + ROUNDING_INFLATION * masses.shape[1]), 1.0)
         return replace(self, values=values, mean=mean, variance=variance, largest=largest)
 
