@@ -113,6 +113,7 @@ import numpy as np
 
 from optmech.progress import progress
 from optmech.resources import require_work
+from optmech.selection.scores import log_top_from_rest
 from optmech.selection.noisy_max import (
     SUM_TOLERANCE,
     TAIL,
@@ -396,7 +397,7 @@ def laplace_noisy_max_logpmf(scores, scale: float) -> np.ndarray:
         out = np.log(probs)
     tiny = probs < TINY
     if not tiny.any():
-        return out
+        return log_top_from_rest(out[None, :])[0]
     values, inverse, counts = np.unique(-standardised_gaps(q, b), return_inverse=True,
                                         return_counts=True)
     values, inverse = -values, inverse.ravel()          # descending, values[0] == 0
@@ -407,7 +408,7 @@ def laplace_noisy_max_logpmf(scores, scale: float) -> np.ndarray:
                  "scores", f"{q.size} scores")
     for u, (x, w) in zip(levels, grids, strict=True):
         out[inverse == u] = values[u] + _log_integral(values, counts, float(values[u]), x, w)
-    return out
+    return log_top_from_rest(out[None, :])[0]
 
 
 def _log_space_nodes(values, counts, v: float, hi: float) -> tuple[np.ndarray, np.ndarray]:

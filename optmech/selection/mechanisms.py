@@ -307,8 +307,12 @@ class ExponentialMechanism(_ScaledMechanism):
         return weights
 
     def _logpmf_rows(self, rows):
+        # log sum_s e^(z_s) = log1p(sum over all but one top candidate): exact to rounding
+        # even where the others are tiny (a top probability near 1 keeps its digits)
         z = log_weight_rows(rows, self.exponent)
-        return z - np.log(np.exp(z).sum(axis=1, keepdims=True))   # sums in [1, n]
+        rest = np.exp(z)
+        rest[np.arange(rows.shape[0]), np.argmax(z, axis=1)] = 0.0
+        return z - np.log1p(rest.sum(axis=1, keepdims=True))
 
     def _draw(self, scores, count, rng):
         return sample_exponential_mechanism(log_weights(scores, self.exponent), count, rng)
@@ -478,12 +482,16 @@ class RandomizedResponse(SelectionMechanism):
         return PrivacyGuarantee(self.epsilon, 0.0, "any scores (Warner 1965, k-ary form)")
 
     def _pmf_rows(self, rows):
+        return np.exp(self._logpmf_rows(rows))
+
+    def _logpmf_rows(self, rows):
         best = rows == rows.max(axis=1, keepdims=True)
         m, k = best.sum(axis=1, keepdims=True), rows.shape[1]
-        # 1 / (e^eps + k - 1) = e^-eps / (1 + (k - 1) e^-eps): no overflow for large epsilon.
-        other = math.exp(-self.epsilon) / (1.0 + (k - 1) * math.exp(-self.epsilon))
-        top = (1.0 - (k - m) * other) / m
-        return np.where(best, top, other)
+        # 1 / (e^eps + k - 1) = e^-eps / (1 + (k - 1) e^-eps): no overflow for large epsilon,
+        # in logs so that it stays finite beyond e^-745; the best get log1p of the rest.
+        log_other = -self.epsilon - math.log1p((k - 1) * math.exp(-self.epsilon))
+        log_top = np.log1p(-(k - m) * math.exp(log_other)) - np.log(m)
+        return np.where(best, log_top, log_other)
 
     def _draw(self, scores, count, rng):
         return sample_from_pmf(self.pmf(scores), count, rng)

@@ -9,6 +9,13 @@ overflows is ``-inf``, a weight of exactly 0, which is its correctly rounded val
 :func:`expected_gap` sums ``pmf_r (q* - q_r)`` over the candidates with positive
 probability and refuses (:class:`~optmech.validation.NonFiniteResultError`) a sum whose true
 value does not fit in a double.
+
+:func:`log_top_from_rest` gives the most likely candidate's log-probability from the
+others: where they sum to ``s < 1/2`` it is ``log1p(-s)``, accurate to the others' relative
+accuracy, where ``log`` of a probability computed near 1 keeps only its absolute accuracy
+(a top probability of ``1 - 1e-20`` is 1.0 in double precision, its logarithm 0 instead of
+``-1e-20``, and a quadrature's rounding can even put it above 1).  Privacy curves of two
+such distributions are differences of these tiny logarithms (:mod:`optmech.privacy`).
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ import numpy as np
 from optmech.validation import InvalidArgumentError, as_real_array, check_finite_result
 
 __all__ = ["check_score_rows", "expected_gap", "expected_gap_rows", "gap_rows", "gaps",
-           "log_weight_rows", "log_weights"]
+           "log_top_from_rest", "log_weight_rows", "log_weights"]
 
 
 def check_score_rows(scores, argument: str = "scores") -> tuple[np.ndarray, bool]:
@@ -90,3 +97,18 @@ def log_weights(scores: np.ndarray, c: float) -> np.ndarray:
 def expected_gap(probabilities: np.ndarray, scores: np.ndarray) -> float:
     """``sum_r p_r (q* - q_r)``: the expected error of a selection with these probabilities."""
     return float(expected_gap_rows(probabilities[None, :], scores[None, :])[0])
+
+
+def log_top_from_rest(log_rows: np.ndarray) -> np.ndarray:
+    """Log-probabilities (one distribution per row, each relatively accurate except perhaps
+    the largest) with each row's largest replaced by ``log1p(-s)``, ``s`` the pairwise sum of
+    the row's other probabilities, wherever ``s < 1/2`` (module docstring); in place, and
+    returned."""
+    rows = np.arange(log_rows.shape[0])
+    top = np.argmax(log_rows, axis=1)
+    others = np.exp(log_rows)
+    others[rows, top] = 0.0
+    rest = others.sum(axis=1)
+    near_one = rest < 0.5
+    log_rows[rows[near_one], top[near_one]] = np.log1p(-rest[near_one])
+    return log_rows
