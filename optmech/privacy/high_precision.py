@@ -46,8 +46,8 @@ __all__ = ["DIGITS", "compose_mp", "hockey_stick_mp", "log_pmf_mp", "max_loss_mp
 #: Significant digits of every computation here.
 DIGITS = 50
 #: Extra digits at most: a divergence whose definition cancels more is refused; a top
-#: probability within 1e-3000 of 1 has its logarithm from the others (:func:`log_pmf_mp`).
-MAX_EXTRA = 3000
+#: probability within 1e-20000 of 1 has its logarithm from the others (:func:`log_pmf_mp`).
+MAX_EXTRA = 20000
 _FAMILIES = {"em": "em", "rnm_gumbel": "em", "pf": "pf", "rnm_exponential": "pf",
              "rnm_laplace": "laplace", "rr": "rr", "uniform": "uniform"}
 
@@ -183,19 +183,23 @@ def max_loss_mp(log_p: list, log_q: list):
 
 
 def _resolved(compute, log_p: list, log_q: list):
-    """``compute()`` at a working precision that resolves it: ``-log10 |log P_r|`` extra
-    digits (a probability near 1), raised until two evaluations 20 digits apart agree to
-    :data:`DIGITS` + 5 digits (a definition such as ``log(1 + x)``, ``x`` of the order of a
-    squared tiny loss, cancels digits that are not known in advance); refused beyond
-    :data:`MAX_EXTRA` extra digits."""
+    """``compute()``'s value at a working precision that resolves it: ``-log10 |log P_r|``
+    extra digits (a probability near 1), raised until two evaluations 20 digits apart
+    agree to :data:`DIGITS` + 5 digits (a definition such as ``log(1 + x)``, ``x`` of the
+    order of a squared tiny loss, cancels digits that are not known in advance), or both
+    are below ``10^-(DIGITS + extra)`` of the ``scale`` ``compute`` returns with them (the
+    size of the terms that cancel: the value is 0 to that many digits, as where a loss
+    equals ``eps'`` exactly); refused beyond :data:`MAX_EXTRA` extra digits."""
     n = len(log_p)
     extra = _digits_lost([*log_p, *log_q])
     while extra <= MAX_EXTRA:
         with _context(n, extra=extra):
-            first = compute()
+            first, _ = compute()
         with _context(n, extra=extra + 20):
-            second = compute()
-            if abs(first - second) <= abs(second) * mp.mpf(10) ** -(DIGITS + 5):
+            second, scale = compute()
+            zero = scale * mp.mpf(10) ** -(DIGITS + extra)
+            if abs(first - second) <= abs(second) * mp.mpf(10) ** -(DIGITS + 5) \
+                    or max(abs(first), abs(second)) <= zero:
                 return +second
         extra += max(20, extra)
     raise InvalidArgumentError("log_p, log_q", "a divergence whose definition cancels more "
@@ -207,7 +211,9 @@ def hockey_stick_mp(log_p: list, log_q: list, eps_prime):
     """``sum_r max(0, P_r - e^eps' Q_r)``."""
     def compute():
         e = mp.exp(mp.mpf(eps_prime))
-        return mp.fsum(max(mp.mpf(0), mp.exp(a) - e * mp.exp(b)) for a, b in zip(log_p, log_q))
+        terms = [(mp.exp(a), e * mp.exp(b)) for a, b in zip(log_p, log_q)]
+        return (mp.fsum(max(mp.mpf(0), x - y) for x, y in terms),
+                mp.fsum(x + y for x, y in terms))
     return _resolved(compute, log_p, log_q)
 
 
@@ -219,9 +225,10 @@ def renyi_mp(log_p: list, log_q: list, order):
     def compute():
         alpha = mp.mpf(order)
         if alpha == 1:
-            return mp.fsum(mp.exp(a) * (a - b) for a, b in zip(log_p, log_q))
+            terms = [mp.exp(a) * (a - b) for a, b in zip(log_p, log_q)]
+            return mp.fsum(terms), mp.fsum(abs(t) for t in terms)
         total = mp.fsum(mp.exp(alpha * a + (1 - alpha) * b) for a, b in zip(log_p, log_q))
-        return mp.log(total) / (alpha - 1)
+        return mp.log(total) / (alpha - 1), total / (alpha - 1)
     return _resolved(compute, log_p, log_q)
 
 

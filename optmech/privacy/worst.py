@@ -39,7 +39,7 @@ from lp_models.display import Tabular
 from optmech.privacy.bounds import ProvenBound, proven_bound
 from optmech.privacy.curves import PairCurves, curves_of, default_eps_prime
 from optmech.privacy.divergences import DEFAULT_ORDERS, hockey_stick, max_loss, renyi
-from optmech.privacy.loss import LossDistribution, log_probabilities, sensitivities
+from optmech.privacy.loss import log_probabilities, pair_distribution, sensitivities
 from optmech.progress import progress
 from optmech.resources import Estimate, require
 from optmech.selection.mechanisms import ReportNoisyMax, SelectionMechanism
@@ -353,8 +353,8 @@ def _objective_parameter(objective: str, at, epsilon) -> float | None:
 def _result(mechanism, scores, neighbour, objective, at, eps_prime, orders, bound, name,
             method, evaluated) -> WorstPair:
     """The :class:`WorstPair` of one explicit pair (its curves on the full grids)."""
-    distribution = _distribution(mechanism, np.asarray(scores, dtype=float),
-                                 np.asarray(neighbour, dtype=float))
+    distribution = pair_distribution(mechanism, np.asarray(scores, dtype=float),
+                                     np.asarray(neighbour, dtype=float))
     if eps_prime is None:
         eps_prime = default_eps_prime(getattr(mechanism, "epsilon", None) or 1.0)
     curves = curves_of(distribution, eps_prime, orders)
@@ -441,12 +441,6 @@ def worst_pair(mechanism, n: int, *, objective: str = "zcdp_rho", at: float | No
     _, q_best, other_best = max(candidates, key=lambda c: c[0])
     return _result(mechanism, q_best, other_best, objective, at, eps_prime, orders, bound,
                    name, method, evaluated)
-
-
-def _distribution(mechanism, scores: np.ndarray, neighbour: np.ndarray) -> LossDistribution:
-    logs = log_probabilities(mechanism, np.stack([scores, neighbour]))
-    return LossDistribution(scores.copy(), neighbour.copy(), np.minimum(logs[0], 0.0),
-                            np.minimum(logs[1], 0.0))
 
 
 def _reported_value(curves: PairCurves, objective: str, at: float | None) -> float:
