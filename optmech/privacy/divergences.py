@@ -207,18 +207,21 @@ _G = np.array([1.0 / math.factorial(k) for k in range(2, 2 + _SERIES_TERMS)])
 _PHI = np.array([(k - 1.0) / math.factorial(k) for k in range(2, 2 + _SERIES_TERMS)])
 
 
-def _p_g(log_p: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``p g(x) = p (e^x - 1 - x) >= 0`` without cancellation or overflow for ``p = e^log_p``
-    (0 where ``p`` is): the series below ``|x| = 1/2``; ``p e^x - p (1 + x)`` with ``p e^x``
-    as ``e^(log p + x)`` above 1; ``e^(log p + x) - p + e^(log p + log(-x))`` below -1/2 (so
-    a probability underflowing to 0 times ``-x`` near -1e308 is 0, not NaN)."""
-    small = np.abs(x) <= _SERIES_LIMIT
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+def _p_g(log_p: np.ndarray, loss: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """``p g(x) = p (e^x - 1 - x) >= 0`` at ``x = h L`` without cancellation or overflow for
+    ``p = e^log_p`` (0 where ``p`` is; ``loss`` finite, ``h`` on the last axis): the series
+    below ``|x| = 1/2``; ``p (expm1(x) - x)`` up to 1; beyond, ``e^(log p + x) - p`` and ``p
+    |x|`` as ``e^(log p + log h + log |L|)``, so that neither ``h L`` (a loss near 1e308 at
+    order 1e4) nor ``p |x|`` (an underflowed ``p``) makes an inf or a NaN."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        x = h * loss
+        small = np.abs(x) <= _SERIES_LIMIT
         p = np.exp(log_p)
         near = p * _series(np.where(small, x, 0.0), _G)
         middle = p * (np.expm1(x) - x)
-        above = np.exp(log_p + x) - p * (1.0 + x)
-        below = np.exp(log_p + x) - p + np.exp(log_p + np.log(-np.minimum(x, -_SERIES_LIMIT)))
+        p_x = np.exp(log_p + np.log(h) + np.log(np.abs(loss)))            # p |x|
+        above = np.exp(log_p + x) - p - p_x
+        below = np.exp(log_p + x) - p + p_x
         out = np.where(small, near, np.where(x > 1.0, above, np.where(x > 0, middle, below)))
     return np.where(np.isneginf(log_p), 0.0, out)
 
@@ -247,19 +250,30 @@ def kl_divergence(log_p, log_q) -> np.ndarray:
     return _phi_terms(log_p, log_q, _losses(log_p, log_q)).sum(axis=-1)
 
 
+def _scaled_log_sum(log_p: np.ndarray, loss: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """``log(sum_r p_r e^(h L_r)) / h`` for each ``h`` (the last axis; the outputs on the
+    one before), as ``max y + log(sum_r e^(h (y_r - max y))) / h`` with ``y_r = log p_r / h +
+    L_r``: no ``h L_r`` is formed, so a loss near 1e308 at order 1e4 does not overflow."""
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        y = np.where(np.isneginf(log_p), -np.inf, log_p / h + loss)
+        top = y.max(axis=-2, keepdims=True)
+        top = np.where(np.isfinite(top), top, 0.0)
+        out = np.log(np.exp(h * (y - top)).sum(axis=-2)) / h + top[..., 0, :]
+    return np.where(np.isnan(out), np.inf, out)
+
+
 def _renyi_block(log_p: np.ndarray, loss: np.ndarray, kl: np.ndarray, h: np.ndarray
                  ) -> np.ndarray:
     """``D_alpha`` for the orders ``1 + h`` (a 1-D array, ``h > 0``): ``log1p(h KL + sum_r
     p_r g(h L_r)) / h``, or where a term ``p_r e^(h L_r)`` exceeds ``e`` (or KL is
-    infinite) ``log sum_r p_r e^(h L_r) / h`` by log-sum-exp."""
+    infinite) ``log sum_r p_r e^(h L_r) / h`` by log-sum-exp (:func:`_scaled_log_sum`)."""
     lp = log_p[..., None]
     with np.errstate(invalid="ignore", over="ignore"):
-        x = h * np.where(np.isfinite(loss), loss, 0.0)[..., None]             # (..., n, m)
-        log_terms = np.where(np.isneginf(lp), -np.inf, lp + h * loss[..., None])
-        log_sum = _logsumexp(log_terms, axis=-2)
-        large = (log_terms.max(axis=-2) > 1.0) | ~np.isfinite(kl)[..., None]
-        small_sum = h * kl[..., None] + _p_g(lp, x).sum(axis=-2)
-        return np.where(large, log_sum, np.log1p(np.where(large, 0.0, small_sum))) / h
+        finite = np.where(np.isfinite(loss), loss, 0.0)[..., None]            # (..., n, 1)
+        direct = _scaled_log_sum(lp, loss[..., None], h)
+        large = (direct > 1.0 / h) | ~np.isfinite(kl)[..., None]
+        small_sum = h * kl[..., None] + _p_g(lp, finite, h).sum(axis=-2)
+        return np.where(large, direct, np.log1p(np.where(large, 0.0, small_sum)) / h)
 
 
 def _order_blocks(n: int, h: np.ndarray):
@@ -308,6 +322,8 @@ def renyi_interval(log_p, log_q, orders, error_p, error_q) -> tuple[np.ndarray, 
     e = _loss_errors(loss, a, b)
     with np.errstate(invalid="ignore", over="ignore"):
         near, far = _toward_zero(loss, e), _away_from_zero(loss, e)
+        near_finite = np.where(np.isfinite(near), near, 0.0)[..., None]
+        far_finite = np.where(np.isfinite(far), far, 0.0)[..., None]
         low_q, high_q = log_q - b, log_q + b
         kl_low = _phi_terms(low_q + near, low_q, near).sum(axis=-1)
         kl_high = _phi_terms(high_q + far, high_q, far).sum(axis=-1)
@@ -325,21 +341,20 @@ def renyi_interval(log_p, log_q, orders, error_p, error_q) -> tuple[np.ndarray, 
     for block in _order_blocks(log_p.shape[-1], h):
         hb = h[block]
         with np.errstate(invalid="ignore", over="ignore"):
-            g_low = hb * kl_low[..., None] + _p_g(low_p[..., None], hb * near[..., None]
+            g_low = hb * kl_low[..., None] + _p_g(low_p[..., None], near_finite, hb
                                                   ).sum(axis=-2)
-            g_high = hb * kl_high[..., None] + _p_g(high_p[..., None], hb * far[..., None]
+            g_high = hb * kl_high[..., None] + _p_g(high_p[..., None], far_finite, hb
                                                     ).sum(axis=-2)
             # the direct sum sum_r p_r e^(h L_r) = 1 + F brackets too: the tighter wins
             # (widened by its own rounding: it is log of a sum near 1 where D is small)
-            sum_low = _logsumexp(low_p[..., None] + hb * (loss - e)[..., None], axis=-2)
-            sum_high = _logsumexp(high_p[..., None] + hb * (loss + e)[..., None], axis=-2)
+            sum_low = _scaled_log_sum(low_p[..., None], (loss - e)[..., None], hb)
+            sum_high = _scaled_log_sum(high_p[..., None], (loss + e)[..., None], hb)
             slack = (log_p.shape[-1] + 4) * ROUNDING
-            sum_low = sum_low - slack * (1.0 + np.abs(sum_low))
-            sum_high = sum_high + slack * (1.0 + np.abs(sum_high))
-            lower[..., middle[block]] = np.maximum(
-                np.maximum(np.where(np.isfinite(g_low), np.log1p(g_low), sum_low), sum_low),
-                0.0) / hb
-            upper[..., middle[block]] = np.minimum(np.log1p(g_high), sum_high) / hb
+            sum_low = sum_low - slack * (1.0 / hb + np.abs(sum_low))
+            sum_high = sum_high + slack * (1.0 / hb + np.abs(sum_high))
+            lower[..., middle[block]] = np.maximum(np.maximum(
+                np.where(np.isfinite(g_low), np.log1p(g_low) / hb, sum_low), sum_low), 0.0)
+            upper[..., middle[block]] = np.minimum(np.log1p(g_high) / hb, sum_high)
     return lower, upper
 
 
@@ -379,7 +394,18 @@ def zcdp_rho_bound(divergence, orders, max_loss_value) -> np.ndarray:
     order = np.argsort(grid[finite])
     a = np.concatenate([[1.0], grid[finite][order]])
     d = np.asarray(divergence, dtype=float)[..., finite][..., order]
-    top = np.asarray(max_loss_value, dtype=float) / a[-1]
+    top = np.asarray(max_loss_value, dtype=float)
+    # the bound is homogeneous of degree 1 in (divergence, max loss): divergences near
+    # 1e308 are scaled down by a power of 2 (exact), so (alpha - 1) D cannot overflow
+    largest = max([float(np.max(v[np.isfinite(v)])) for v in (d, top)
+                   if np.isfinite(v).any()] + [0.0])
+    scale = math.ldexp(1.0, math.frexp(largest)[1] - 1) if largest > 1e100 else 1.0
+    return scale * _chord_bound(d / scale, a, top / scale / a[-1])
+
+
+def _chord_bound(d: np.ndarray, a: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """:func:`zcdp_rho_bound` on divergences ``d`` at the sorted orders ``a[1:]``, with
+    ``top = D_inf / a[-1]``."""
     best = np.broadcast_to(top, d.shape[:-1]).copy()
     unbounded = ~np.isfinite(d).all(axis=-1)
     d = np.where(np.isfinite(d), d, 0.0)

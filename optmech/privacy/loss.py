@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lp_models.display import Tabular
-from optmech.selection.mechanisms import SelectionMechanism
+from optmech.selection.mechanisms import PmfMechanism, SelectionMechanism
 from optmech.selection.scores import ROUNDING, log_error_rows
 from optmech.validation import InvalidArgumentError, as_real_array, check_scores
 
@@ -188,8 +188,24 @@ def log_probability_errors(mechanism, logs: np.ndarray) -> np.ndarray:
 
 
 def pair_distribution(mechanism, q: np.ndarray, other: np.ndarray) -> LossDistribution:
-    """The :class:`LossDistribution` of two validated score vectors, with error bounds."""
+    """The :class:`LossDistribution` of two validated score vectors, with error bounds.
+
+    A mechanism of :mod:`optmech.selection` gives every candidate a positive probability;
+    where its log-probability is ``-inf`` it lies below -1.8e308 (a score gap times
+    ``epsilon / (2 sensitivity)`` beyond the double range), the losses there cannot be
+    formed, and the pair is refused naming ``epsilon`` and the largest it can be."""
     logs = log_probabilities(mechanism, np.stack([q, other]))
+    if isinstance(mechanism, SelectionMechanism) and not isinstance(mechanism, PmfMechanism) \
+            and np.isneginf(logs).any():
+        epsilon = mechanism.epsilon
+        with np.errstate(over="ignore"):
+            gap = float(max(np.ptp(q), np.ptp(other)))
+            # log p ~ -exponent * gap, exponent = epsilon / (2 sensitivity) or epsilon / it
+            largest = epsilon / mechanism.exponent * (np.finfo(float).max / gap)
+        raise InvalidArgumentError(
+            "epsilon", epsilon, f"at most about {largest:.3g} for these scores (every "
+            "log-probability of the pair a double: the largest score gap times epsilon / "
+            "(2 sensitivity) below 1.8e308)")
     errors = log_probability_errors(mechanism, logs)
     return LossDistribution(q.copy(), other.copy(), np.minimum(logs[0], 0.0),
                             np.minimum(logs[1], 0.0), errors[0], errors[1])

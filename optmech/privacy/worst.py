@@ -129,11 +129,13 @@ def _ranking_renyi(log_p: np.ndarray, log_q: np.ndarray) -> np.ndarray:
         loss = np.where(np.isneginf(log_p), 0.0, log_p - log_q)
         kl = (np.exp(log_p) * loss).sum(axis=-1)
         h = SEARCH_ORDERS[1:] - 1.0
-        terms = np.where(np.isneginf(log_p)[..., None], -np.inf,
-                         log_p[..., None] + loss[..., None] * h)
-        top = terms.max(axis=-2, keepdims=True)
-        log_sum = np.log(np.exp(terms - top).sum(axis=-2)) + top[..., 0, :]
-    return np.concatenate([kl[..., None], log_sum / h], axis=-1)
+        # log(sum p e^(h L)) / h as max y + log(sum e^(h (y - max y))) / h, y = log p / h + L:
+        # no h L is formed (a loss near 1e308 at huge epsilon)
+        y = np.where(np.isneginf(log_p)[..., None], -np.inf,
+                     log_p[..., None] / h + loss[..., None])
+        top = y.max(axis=-2, keepdims=True)
+        scaled = np.log(np.exp(h * (y - top)).sum(axis=-2)) / h + top[..., 0, :]
+    return np.concatenate([kl[..., None], scaled], axis=-1)
 
 
 def pair_objective(mechanism, scores: np.ndarray, neighbours: np.ndarray, objective: str,
@@ -164,7 +166,10 @@ def _lattice_log_probabilities(mechanism, rows: np.ndarray, unit: float) -> np.n
     index = np.rint(steps).astype(np.int64)
     if np.abs(steps - index).max() > 1e-9:
         return None
-    levels = -(unit / mechanism.scale) * np.arange(index.max() + 1)
+    with np.errstate(over="ignore"):
+        levels = -(unit / mechanism.scale) * np.arange(index.max() + 1)
+    if not np.isfinite(levels).all():
+        return None                     # gaps beyond the double range in scale units
     counts = np.zeros((rows.shape[0], levels.size), dtype=np.int64)
     np.add.at(counts, (np.arange(rows.shape[0])[:, None], index), 1)
     probabilities = laplace_level_probabilities(levels, counts, show_progress=False)
@@ -299,7 +304,8 @@ class _Local:
         batch = np.concatenate([x[None, :], plus, minus])
         values = self.values(batch)
         width = np.maximum(np.diag(plus - minus), 1e-300)
-        gradient = (values[1:x.size + 1] - values[x.size + 1:]) / width
+        with np.errstate(over="ignore", invalid="ignore"):   # objectives near 1e308
+            gradient = (values[1:x.size + 1] - values[x.size + 1:]) / width
         return -values[0], -np.where(np.isfinite(gradient), gradient, 0.0)
 
     def run(self, x0: np.ndarray, iterations: int) -> tuple[np.ndarray, float]:

@@ -431,8 +431,8 @@ def laplace_noisy_max_logpmf(scores, scale: float) -> np.ndarray:
     tiny = probs < TINY
     if not tiny.any():
         return log_top_from_rest(out[None, :])[0]
-    values, inverse, counts = np.unique(-standardised_gaps(q, b), return_inverse=True,
-                                        return_counts=True)
+    gaps = standardised_gaps(q, b)
+    values, inverse, counts = np.unique(-gaps, return_inverse=True, return_counts=True)
     values, inverse = -values, inverse.ravel()          # descending, values[0] == 0
     hi = math.log(_total_coin(values, counts)) + 45.0
     levels = np.unique(inverse[tiny])
@@ -441,6 +441,9 @@ def laplace_noisy_max_logpmf(scores, scale: float) -> np.ndarray:
                  "scores", f"{q.size} scores")
     for u, grid in zip(levels, grids, strict=True):
         out[inverse == u] = _log_integral(values, counts, float(values[u]), *grid)
+    # a gap beyond the double range in scale units (standardised_gaps clips it): its
+    # log-probability is below -1.8e308, correctly rounded -inf
+    out[gaps <= -np.finfo(float).max] = -np.inf
     return log_top_from_rest(out[None, :])[0]
 
 
@@ -485,12 +488,15 @@ def _log_integral(values, counts, v: float, anchor: np.ndarray, offset: np.ndarr
     levels."""
     log_g = np.zeros_like(offset)
     block = max(1, (1 << 22) // offset.size)
-    for start in range(0, values.size, block):
-        z = (anchor[None, :] - values[start:start + block, None]) + offset[None, :]
-        log_cdf, _ = laplace_log_cdf_and_hazard(z)
-        log_g += counts[start:start + block].astype(float) @ log_cdf
-    t = (anchor - v) + offset                               # x - v
-    log_k = np.where(t < 0, t, -np.log(2.0 - np.exp(-np.abs(t))))
-    terms = np.concatenate([np.log(w) + log_g - t + log_k, far])
-    top = float(terms.max())
-    return top + math.log(float(np.exp(terms - top).sum()))
+    with np.errstate(over="ignore", invalid="ignore"):    # a sum below -1.8e308 is -inf
+        for start in range(0, values.size, block):
+            z = (anchor[None, :] - values[start:start + block, None]) + offset[None, :]
+            log_cdf, _ = laplace_log_cdf_and_hazard(z)
+            log_g += counts[start:start + block].astype(float) @ log_cdf
+        t = (anchor - v) + offset                               # x - v
+        log_k = np.where(t < 0, t, -np.log(2.0 - np.exp(-np.abs(t))))
+        terms = np.concatenate([np.log(w) + log_g - t + log_k, far])
+        top = float(terms.max())
+        if not math.isfinite(top):
+            return -math.inf
+        return top + math.log(float(np.exp(terms - top).sum()))
