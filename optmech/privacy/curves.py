@@ -19,6 +19,16 @@ of the value except where the value comes from outputs whose loss lies within th
 error of ``eps'`` (δ) or of 0 (Rényi, KL): there the double-precision log-probabilities
 themselves do not determine it (e.g. an exact 0 computed as 2.7e-22 ± 1e-21).  The zCDP
 bound is computed from the upper ends of the divergences, so it stays certified.
+
+Work.  Outputs whose two log-probabilities (and error bounds) coincide are merged first, a
+group of ``c`` as one output of log-probabilities ``+ log c`` (its error bound widened by
+that addition's rounding): every curve is a sum over outputs of a function of ``(p_r,
+q_r)``, so nothing else changes.  The rest costs about ``1.5e-7`` CPU s per distinct output
+and order or ``eps'`` (value and bounds; measured at 10^5 outputs x 242 orders, 3.8 s), and
+:func:`curves_of` refuses, naming ``scores`` or ``orders`` (whichever is larger), what
+would exceed the work or memory budget (:func:`optmech.resources.require`).  Before:
+``pair_curves(pf, np.zeros(10**6), np.ones(10**6))`` and 10^6 orders gave no answer in a
+minute (a Python loop over the orders, no merging); now 1.2 s and 2 s.
 """
 
 from __future__ import annotations
@@ -41,10 +51,11 @@ from optmech.privacy.divergences import (
     zcdp_rho_bound,
 )
 from optmech.privacy.loss import LossDistribution, loss_distribution
+from optmech.resources import Estimate, require
 from optmech.selection.scores import ROUNDING
 from optmech.unbounded import unbounded_if_infinite
 
-__all__ = ["PairCurves", "curves_of", "default_eps_prime", "pair_curves"]
+__all__ = ["PairCurves", "curves_estimate", "curves_of", "default_eps_prime", "pair_curves"]
 
 
 @dataclass(frozen=True)
@@ -105,8 +116,9 @@ def curves_of(distribution: LossDistribution, eps_prime, orders=DEFAULT_ORDERS) 
     """The curves of an already built pair (both directions, the larger value)."""
     eps_prime = check_grid(eps_prime, "eps_prime", 0.0, finite=True)
     orders = check_grid(orders, "orders", 1.0)
-    logs = np.stack([distribution.log_p, distribution.log_q])
-    errors = np.stack(distribution.errors())
+    logs, errors = _merged(np.stack([distribution.log_p, distribution.log_q]),
+                           np.stack(distribution.errors()))
+    require(curves_estimate(logs.shape[-1], orders.size, eps_prime.size))
     pair = (logs, logs[::-1])                                 # both directions at once
     bounds = (errors, errors[::-1])
     rounding = (logs.shape[-1] + 40) * ROUNDING               # the curves' own evaluation
@@ -126,6 +138,38 @@ def curves_of(distribution: LossDistribution, eps_prime, orders=DEFAULT_ORDERS) 
                       float(_error(loss, loss_range, rounding)),
                       _error(delta, delta_range, rounding),
                       _error(divergence, divergence_range, rounding))
+
+
+#: CPU seconds per distinct output and order (or eps') of :func:`curves_of`: the measured
+#: 1.5e-7 (10^5 outputs x 242 orders, a quiet machine) times 3 for a loaded one.
+SECONDS_PER_ENTRY = 5e-7
+
+
+def curves_estimate(outputs: int, orders: int, eps_primes: int) -> Estimate:
+    """The work and memory of :func:`curves_of` on ``outputs`` distinct outputs, naming
+    ``orders`` or ``scores`` (whichever sets more of it)."""
+    columns = orders + eps_primes
+    entries = float(outputs) * columns
+    argument, value = (("orders", f"{orders} orders") if orders >= outputs
+                       else ("scores", f"{outputs} distinct outputs"))
+    # blocks of at most 2^20 entries, a dozen arrays of them, and the outputs themselves
+    nbytes = 8.0 * (12 * min(entries, 2.0 ** 20) + 64 * outputs + 8 * columns)
+    return Estimate(SECONDS_PER_ENTRY * entries, nbytes, argument, value)
+
+
+def _merged(logs: np.ndarray, errors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pair's outputs with equal ``(log p, log q, error p, error q)`` merged (module
+    docstring); as given when all differ."""
+    rows = np.concatenate([logs, errors]).T
+    unique, counts = np.unique(rows, axis=0, return_counts=True)
+    if unique.shape[0] == rows.shape[0]:
+        return logs, errors
+    weight = np.log(counts.astype(float))
+    merged = np.minimum(unique[:, :2].T + weight, 0.0)
+    # the rounding of log c (one ulp) and of the sum (half an ulp of the result)
+    widened = unique[:, 2:].T + 2.0 * ROUNDING * (weight + np.where(np.isfinite(merged),
+                                                                    np.abs(merged), 0.0))
+    return merged, widened
 
 
 def _error(values: np.ndarray, interval: tuple, rounding: float) -> np.ndarray:
