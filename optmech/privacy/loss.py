@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lp_models.display import Tabular
+from lp_models.display import Displayed, Tabular
 from optmech.selection.mechanisms import PmfMechanism, SelectionMechanism
 from optmech.selection.scores import ROUNDING, log_error_rows
 from optmech.validation import InvalidArgumentError, as_real_array, check_scores
@@ -44,8 +44,8 @@ __all__ = ["LossDistribution", "check_neighbours", "log_probabilities",
 NEIGHBOUR_SLACK = 1e-12
 
 
-@dataclass(frozen=True)
-class LossDistribution(Tabular):
+@dataclass(frozen=True, repr=False)
+class LossDistribution(Displayed, Tabular):
     """The output distributions of one mechanism on a pair of neighbouring score vectors.
 
     ``losses`` are ``log(P_r / Q_r)`` (``inf`` where only ``P`` can produce ``r``);
@@ -66,12 +66,17 @@ class LossDistribution(Tabular):
     #: Bounds on the errors of :attr:`log_q`.
     log_q_error: np.ndarray | None = field(default=None, repr=False)
 
-    def __repr__(self) -> str:
-        forward = float(np.max(self.losses))
-        backward = float(np.max(self.reversed().losses))
-        return (f"LossDistribution(scores={self.scores.tolist()}, "
-                f"neighbour={self.neighbour.tolist()}, max loss {forward:.6g} forward, "
-                f"{backward:.6g} backward)")
+    _display = ("scores", "neighbour", "max_loss", "max_loss_backward")
+
+    @property
+    def max_loss(self) -> float:
+        """``max_r L_r`` over the outputs ``P`` can produce (``D_inf(P||Q)``)."""
+        return float(np.max(self.losses))
+
+    @property
+    def max_loss_backward(self) -> float:
+        """The max loss of the other direction (``D_inf(Q||P)``)."""
+        return self.reversed().max_loss
 
     def errors(self) -> tuple[np.ndarray, np.ndarray]:
         """``(log_p_error, log_q_error)``, the rounding of the given values where unknown

@@ -22,6 +22,11 @@ The search maximises one objective (``zcdp_rho``: ``max D_alpha / alpha`` over
   random starts (seeded), over scores in ``[-span, span]`` (first candidate at 0) and moves
   ``|d_r| <= Δ_r``; gradients by central differences, all of one step evaluated in one batch.
 
+A mechanism defined on a lattice of score vectors only (the optimal lattice mechanism,
+``solve_lattice(n, k, eps).mechanism()``, which refuses any other scores) is searched over
+every neighbouring pair of its lattice instead (:func:`lattice_pairs`, then
+:func:`worst_over_pairs`): the exact worst, not a lower bound.
+
 Costs are estimated from the number of pmf evaluations before the search starts
 (:func:`search_estimate`, what ``optmech privacy worst`` checks before it runs) and refused
 beyond the work and memory budgets (:func:`~optmech.resources.require`).
@@ -45,8 +50,8 @@ from optmech.resources import Estimate, require
 from optmech.selection.mechanisms import ReportNoisyMax, SelectionMechanism
 from optmech.validation import InvalidArgumentError, check_choice, check_integer, check_rng
 
-__all__ = ["OBJECTIVES", "SEARCH_ORDERS", "WorstPair", "pair_objective", "search_cost",
-           "search_estimate", "worst_over_pairs", "worst_pair"]
+__all__ = ["OBJECTIVES", "SEARCH_ORDERS", "WorstPair", "lattice_pairs", "pair_objective",
+           "search_cost", "search_estimate", "worst_over_pairs", "worst_pair"]
 
 OBJECTIVES = ("zcdp_rho", "max_loss", "delta", "renyi")
 #: Orders of the search's zCDP objective (the reported curves use the full default grid).
@@ -317,6 +322,41 @@ class _Local:
         return x, float(self.values(x)[0])
 
 
+def _lattice_of(mechanism):
+    """The :class:`~optmech.lattice.optimum.LatticeOptimum` behind a lattice mechanism (its
+    ``optimum`` with ``classes``), or None."""
+    optimum = getattr(mechanism, "optimum", None)
+    return optimum if hasattr(optimum, "classes") and hasattr(optimum, "lattice") else None
+
+
+def lattice_pairs(mechanism) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every pair of neighbouring score vectors of a lattice mechanism's lattice, as
+    ``(scores, neighbours)``: each class representative ``q`` (items from the best down,
+    ``q_r - q* = -j`` steps, ``0 <= j <= k``) and each ``q + z`` with every ``|z_r| <= Δ =
+    1`` that lies on the lattice within depth ``k`` (on the 2Δ-lattice ``z`` in ``{-1,
+    1}^n``, the moves that keep the gaps even; on the Δ-lattice ``{-1, 0, 1}^n``).  None for
+    a mechanism without a lattice.  Refused beyond the memory budget, naming ``n``."""
+    optimum = _lattice_of(mechanism)
+    if optimum is None:
+        return None
+    from lp_models.lattice.model import level_error
+
+    classes = optimum.classes
+    step = level_error(optimum.lattice)
+    choices = [-1.0, 1.0] if step == 2 else [-1.0, 0.0, 1.0]
+    count = classes.num_classes * len(choices) ** classes.n
+    require(Estimate(2e-6 * count * classes.n, 48.0 * count * classes.n, "n", classes.n))
+    scores = classes.scores(np.arange(classes.num_classes), sensitivity=step / 2.0)
+    moves = np.array(np.meshgrid(*[choices] * classes.n, indexing="ij")
+                     ).reshape(classes.n, -1).T
+    q = np.repeat(scores, len(moves), axis=0)
+    other = q + np.tile(moves, (len(scores), 1))
+    depth = (other.max(axis=1, keepdims=True) - other).max(axis=1) / step
+    keep = (np.abs(depth - np.rint(depth)) < 1e-9) & (depth <= classes.k + 1e-9) \
+        & (np.abs(other - q).max(axis=1) > 0)
+    return q[keep], other[keep]
+
+
 def worst_over_pairs(mechanism, scores, neighbours, *, objective: str = "zcdp_rho",
                      at: float | None = None, eps_prime=None, orders=DEFAULT_ORDERS,
                      bound: ProvenBound | None = None, name: str | None = None,
@@ -388,6 +428,15 @@ def worst_pair(mechanism, n: int, *, objective: str = "zcdp_rho", at: float | No
     """
     objective = check_choice(objective, "objective", OBJECTIVES)
     n = check_integer(n, "n", minimum=2, maximum=10_000)
+    optimum = _lattice_of(mechanism)
+    if optimum is not None:
+        if n != optimum.classes.n:
+            raise InvalidArgumentError("n", n, f"{optimum.classes.n}, the lattice "
+                                       "mechanism's number of candidates")
+        return worst_over_pairs(mechanism, *lattice_pairs(mechanism), objective=objective,
+                                at=at, eps_prime=eps_prime, orders=orders, bound=bound,
+                                name=name, method=f"every pair of the {optimum.lattice} "
+                                f"lattice of depth {optimum.classes.k}")
     depth = check_integer(depth, "depth", minimum=1, maximum=64)
     starts = check_integer(starts, "starts", minimum=0, maximum=10_000)
     polish = check_integer(polish, "polish", minimum=0, maximum=1000)
