@@ -89,6 +89,9 @@ class GeneralisedExponentialMechanism(HeterogeneousMechanism):
 
     name = "gem"
     _direction = 1.0
+    #: Every candidate has a positive probability: a ``-inf`` of :meth:`logpmf` is a
+    #: log-probability below -1.8e308 (:mod:`optmech.privacy.loss` refuses such a pair).
+    logpmf_finite = True
 
     def __init__(self, epsilon: float, beta: float = DEFAULT_BETA, t: float | None = None):
         super().__init__(epsilon)
@@ -180,6 +183,7 @@ class CombinedGEM(HeterogeneousMechanism):
     """
 
     name = "combined_gem"
+    logpmf_finite = True
 
     def __init__(self, epsilon: float, epsilon_c: float | None = None,
                  beta: float = DEFAULT_BETA):

@@ -337,6 +337,20 @@ def _away_from_zero(loss: np.ndarray, e: np.ndarray) -> np.ndarray:
     return np.where(loss >= 0, loss + e, loss - e)
 
 
+def _weighted_phi(log_p: np.ndarray, log_q: np.ndarray, loss: np.ndarray, moved: np.ndarray
+                  ) -> np.ndarray:
+    """``q phi(L)`` at the perturbed loss ``moved`` with the perturbed weight of the side
+    that carries it: ``p psi(L)``, ``psi(L) = L - 1 + e^-L``, where ``L >= 0`` (``p``'s
+    error, not ``q``'s times ``e^(error of L)``: a loss of 1e50 known to 1e35 would make the
+    latter e^1e35) and ``q phi(L)`` below (both functions grow away from 0)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        positive = loss >= 0
+        weight_p = np.where(positive, log_p, log_q + moved)
+        weight_q = np.where(positive, log_p - moved, log_q)
+    weight_p = np.where(np.isneginf(log_p), -np.inf, weight_p)
+    return _phi_terms(weight_p, weight_q, np.where(np.isneginf(log_p), -np.inf, moved))
+
+
 def renyi_interval(log_p, log_q, orders, error_p, error_q) -> tuple[np.ndarray, np.ndarray]:
     """``(lower, upper)`` bounds on the exact ``D_alpha`` for each order when each
     log-probability is within ``error_p``, ``error_q`` of its exact value (module
@@ -349,9 +363,8 @@ def renyi_interval(log_p, log_q, orders, error_p, error_q) -> tuple[np.ndarray, 
     e = _loss_errors(loss, a, b)
     with np.errstate(invalid="ignore", over="ignore"):
         near, far = _toward_zero(loss, e), _away_from_zero(loss, e)
-        low_q, high_q = log_q - b, log_q + b
-        kl_low = _phi_terms(low_q + near, low_q, near).sum(axis=-1)
-        kl_high = _phi_terms(high_q + far, high_q, far).sum(axis=-1)
+        kl_low = _weighted_phi(log_p - a, log_q - b, loss, near).sum(axis=-1)
+        kl_high = _weighted_phi(log_p + a, log_q + b, loss, far).sum(axis=-1)
         # p = 0 exactly keeps its weight 0; an infinite loss its infinite terms
         low_p = np.where(np.isneginf(log_p), -np.inf, log_p - a)
         high_p = np.where(np.isneginf(log_p), -np.inf, log_p + a)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lp_models.display import Displayed, Tabular
-from optmech.selection.mechanisms import PmfMechanism, SelectionMechanism
+from optmech.selection.mechanisms import SelectionMechanism
 from optmech.selection.scores import ROUNDING, log_error_rows
 from optmech.validation import InvalidArgumentError, as_real_array, check_scores
 
@@ -195,18 +195,19 @@ def log_probability_errors(mechanism, logs: np.ndarray) -> np.ndarray:
 def pair_distribution(mechanism, q: np.ndarray, other: np.ndarray) -> LossDistribution:
     """The :class:`LossDistribution` of two validated score vectors, with error bounds.
 
-    A mechanism of :mod:`optmech.selection` gives every candidate a positive probability;
-    where its log-probability is ``-inf`` it lies below -1.8e308 (a score gap times
-    ``epsilon / (2 sensitivity)`` beyond the double range), the losses there cannot be
-    formed, and the pair is refused naming ``epsilon`` and the largest it can be."""
+    A mechanism that gives every candidate a positive probability (``logpmf_finite``: those
+    of :mod:`optmech.selection`, GEM's family) has a ``-inf`` log-probability only below
+    -1.8e308 (a score gap times ``epsilon / (2 sensitivity)`` beyond the double range): the
+    losses there cannot be formed, and the pair is refused naming ``epsilon`` and about the
+    largest it can be for these scores."""
     logs = log_probabilities(mechanism, np.stack([q, other]))
-    if isinstance(mechanism, SelectionMechanism) and not isinstance(mechanism, PmfMechanism) \
-            and np.isneginf(logs).any():
-        epsilon = mechanism.epsilon
-        with np.errstate(over="ignore"):
+    if getattr(mechanism, "logpmf_finite", False) and np.isneginf(logs).any():
+        epsilon = getattr(mechanism, "epsilon", None)
+        exponent = getattr(mechanism, "exponent", None) or (epsilon or 2.0) / 2.0
+        with np.errstate(over="ignore", divide="ignore"):
             gap = float(max(np.ptp(q), np.ptp(other)))
             # log p ~ -exponent * gap, exponent = epsilon / (2 sensitivity) or epsilon / it
-            largest = epsilon / mechanism.exponent * (np.finfo(float).max / gap)
+            largest = (epsilon or 1.0) / exponent * (np.finfo(float).max / gap)
         raise InvalidArgumentError(
             "epsilon", epsilon, f"at most about {largest:.3g} for these scores (every "
             "log-probability of the pair a double: the largest score gap times epsilon / "

@@ -115,6 +115,10 @@ class SelectionMechanism(Parametrised, ABC):
     :meth:`_parameters` (the constructor arguments, for repr, ``==`` and ``hash``)."""
 
     name: str = ""
+    #: Whether every candidate has a positive probability, so that a ``-inf`` of
+    #: :meth:`logpmf` means a log-probability below -1.8e308 (not a probability of 0): true
+    #: for the mechanisms here, false for one given by its pmf.
+    logpmf_finite: bool = False
 
     @property
     @abstractmethod
@@ -285,6 +289,8 @@ def set_privacy_parameters(mechanism, epsilon, sensitivity, monotonic) -> None:
 
 class _ScaledMechanism(SelectionMechanism):
     """Mechanisms whose behaviour depends on ``epsilon / sensitivity`` (and monotonicity)."""
+
+    logpmf_finite = True
 
     def __init__(self, epsilon: float, sensitivity: float = 1.0, monotonic: bool = False):
         set_privacy_parameters(self, epsilon, sensitivity, monotonic)
@@ -509,6 +515,7 @@ class RandomizedResponse(SelectionMechanism):
     """
 
     name = "rr"
+    logpmf_finite = True
 
     def __init__(self, epsilon: float):
         self.epsilon = check_positive(epsilon, "epsilon")
@@ -550,6 +557,7 @@ class UniformSelection(SelectionMechanism):
     """Select a candidate uniformly at random, ignoring the scores.  Privacy: 0-DP."""
 
     name = "uniform"
+    logpmf_finite = True
 
     @property
     def privacy(self) -> PrivacyGuarantee:
