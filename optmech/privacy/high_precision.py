@@ -36,6 +36,8 @@ Values are mpmath numbers at :data:`DIGITS` digits (or more); :func:`to_float` r
 
 from __future__ import annotations
 
+import itertools
+
 import mpmath as mp
 
 from optmech.validation import InvalidArgumentError
@@ -164,7 +166,7 @@ def _laplace(y: list) -> list:
     out = []
     for r in range(len(y)):
         total = mp.mpf(0)
-        for lo, hi in zip(edges[:-1], edges[1:]):
+        for lo, hi in itertools.pairwise(edges):
             # on (lo, hi) a score v <= lo is below x: F = 1 - e^(v - x)/2, f = e^(v - x)/2;
             # a score above: F = f = e^(x - v)/2
             poly = {-1: half * mp.exp(y[r])} if y[r] <= lo else {1: half * mp.exp(-y[r])}
@@ -235,7 +237,6 @@ def renyi_mp(log_p: list, log_q: list, order):
 def compose_mp(log_p: list, log_q: list, k: int) -> tuple[list, list]:
     """The pair of ``k``-fold products, one entry per multiset of outputs (enumerated with
     ``itertools.combinations_with_replacement``), with its multinomial weight."""
-    import itertools
     from collections import Counter
 
     with _context(len(log_p)):

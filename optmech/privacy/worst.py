@@ -305,7 +305,7 @@ class _Plan:
         return range(2 if self.far is not None else self.n,
                      (min(self.n, BASE_SIZE) if self.far is not None else self.n) + 1)
 
-    def at(self, m: int) -> "_Plan":
+    def at(self, m: int) -> _Plan:
         """The plan of the same search on ``m`` candidates."""
         grid_size = _grid_size(m, self.depth, self.monotonic, self.symmetric)
         return _Plan(m, np.full(m, float(self.delta.max())), self.monotonic, self.symmetric,
@@ -649,7 +649,7 @@ def worst_pair(mechanism, n: int, *, objective: str = "zcdp_rho", at: float | No
                    name, method, evaluated)
 
 
-def _searched(search: "_Search", plan: _Plan, n: int, unit: float) -> tuple[tuple, int, str]:
+def _searched(search: _Search, plan: _Plan, n: int, unit: float) -> tuple[tuple, int, str]:
     """The search of the module docstring: ``(best (value, q, q'), evaluations, method)``.
     While it grows, a pair keeps only its active candidates: the neutral ones far below
     change no curve, and cost most of a report-noisy-max row (each needs its own log-space

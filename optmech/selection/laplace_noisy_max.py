@@ -132,13 +132,13 @@ import numpy as np
 
 from optmech.progress import progress
 from optmech.resources import require_work
-from optmech.selection.scores import log_top_from_rest
 from optmech.selection.noisy_max import (
     SUM_TOLERANCE,
     TAIL,
     IntegrationError,
     standardised_gaps,
 )
+from optmech.selection.scores import log_top_from_rest
 from optmech.validation import InvalidArgumentError, check_positive, check_scores
 
 __all__ = [

@@ -57,9 +57,9 @@ from optmech.selection.samplers import (
     shaped,
 )
 from optmech.selection.scores import (
+    ROUNDING,
     check_score_rows,
     expected_gap_rows,
-    ROUNDING,
     gaps,
     log_error_rows,
     log_weight_rows,

@@ -14,7 +14,6 @@ import functools
 import math
 
 import mpmath as mp
-import numpy as np
 import pytest
 
 from optmech.privacy.curves import pair_curves
