@@ -641,7 +641,11 @@ def worst_pair(mechanism, n: int, *, objective: str = "zcdp_rho", at: float | No
     require(plan.estimate(mechanism, starts, polish, iterations))
     search = _Search(mechanism, objective, at, span, starts, polish, iterations, generator)
     # one BLAS thread: the search makes thousands of small matrix products, beside each of
-    # which an idle OpenBLAS worker spun (PF at n = 3: 1.1 CPU s in 2.9 s, 0.11 in 0.38)
+    # which an idle OpenBLAS worker spun (PF at n = 3: 1.1 CPU s in 2.9 s, 0.11 in 0.38).
+    # scipy's L-BFGS-B (with its own OpenBLAS) is loaded first, so that the limit reaches
+    # it: loaded inside, it kept its threads (PF at n = 20 from the CLI: 3.5 CPU s, 0.3).
+    import scipy.optimize  # noqa: F401
+
     with threadpool_limits(limits=1):
         best, evaluated, method = _searched(search, plan, n, unit)
     _, q_best, other_best = best
