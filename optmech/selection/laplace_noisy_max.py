@@ -420,9 +420,13 @@ def laplace_noisy_max_logpmf(scores, scale: float) -> np.ndarray:
     """``log Pr[argmax_r (q_r + Z_r) = r]`` for i.i.d. ``Z_r ~ Laplace(0, scale)``, finite
     for every candidate: ``log`` of :func:`laplace_noisy_max_pmf` where the probability is
     at least ``TINY``, a quadrature in log space below (module docstring), so a candidate
-    thousands of scales below the top gets its log-probability, not ``-inf``.  Raises as
-    :func:`laplace_noisy_max_pmf`, and :class:`~optmech.validation.ResourceLimitError`
-    naming ``scores`` when the log-space quadratures would exceed the work budget."""
+    thousands of scales below the top gets its log-probability, not ``-inf`` (``-inf`` only
+    beyond -1.8e308: a gap beyond the double range in scale units).  A top probability above
+    1/2 has ``log1p(-(sum of the others))``
+    (:func:`~optmech.selection.scores.log_top_from_rest`): the pmf's 1e-16 absolute accuracy
+    near 1 would leave its logarithm only that.  Raises as :func:`laplace_noisy_max_pmf`,
+    and :class:`~optmech.validation.ResourceLimitError` naming ``scores`` when the log-space
+    quadratures would exceed the work budget."""
     q = check_scores(scores)
     b = check_positive(scale, "scale")
     probs = laplace_noisy_max_pmf(q, b)
