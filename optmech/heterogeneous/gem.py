@@ -18,7 +18,12 @@ log coins ``(ε/2) q'`` formed without overflow (exact power-of-two rescaling, s
 :func:`~optmech.heterogeneous.gem_transform.scaled_gem_scores`): supported are scores,
 sensitivities and ε anywhere in the finite doubles with
 ``max(ε|q_a|/2, (1 + log(n/β)) Δ_a) / min Δ_a <= 2^2030`` (about 1e611); beyond it the
-input is refused with :class:`~optmech.validation.InvalidArgumentError`.  ``sample``
+input is refused with :class:`~optmech.validation.InvalidArgumentError`.  ``logpmf`` is its
+logarithm from PF's log form (finite where a probability underflows: at ε = 700 a
+candidate 3 below the top has probability e^-1050), the top candidate's from the others
+(:func:`~optmech.selection.scores.log_top_from_rest`), and ``logpmf_error`` bounds its
+error as :meth:`PermuteAndFlip.logpmf_error` does, with the transform's rounding added
+(four more units of ``2^-53 |log p|``).  ``sample``
 delegates to :meth:`PermuteAndFlip.sample` with any extra keyword options.
 
 Combined GEM (Algorithm 2): 2-ary randomised response with budget ``ε_c`` on the bit
@@ -39,8 +44,12 @@ from optmech.heterogeneous.gem_transform import gem_scores, scaled_gem_scores
 from optmech.selection.exact.sampling import bernoulli_logistic
 from optmech.selection.mechanisms import PermuteAndFlip, PrivacyGuarantee
 from optmech.selection.parametrised import given
-from optmech.selection.pf_probabilities import pf_probabilities_from_log_coins
+from optmech.selection.pf_probabilities import (
+    pf_probabilities_from_log_coins,
+    pf_probability_rows,
+)
 from optmech.selection.samplers import sample_shape, shaped
+from optmech.selection.scores import ROUNDING, log_error_rows, log_top_from_rest
 from optmech.validation import (
     InvalidArgumentError,
     check_finite,
@@ -80,6 +89,9 @@ class GeneralisedExponentialMechanism(HeterogeneousMechanism):
 
     name = "gem"
     _direction = 1.0
+    #: Every candidate has a positive probability: a ``-inf`` of :meth:`logpmf` is a
+    #: log-probability below -1.8e308 (:mod:`optmech.privacy.loss` refuses such a pair).
+    logpmf_finite = True
 
     def __init__(self, epsilon: float, beta: float = DEFAULT_BETA, t: float | None = None):
         super().__init__(epsilon)
@@ -126,13 +138,28 @@ class GeneralisedExponentialMechanism(HeterogeneousMechanism):
     def _pf(self) -> PermuteAndFlip:
         return PermuteAndFlip(self._given_epsilon, 1)
 
-    def _pmf(self, q, d):
+    def _log_coins(self, q, d) -> np.ndarray:
         # PF with sensitivity 1 has log coins (ε/2) q'_a, which is eqn (7) on (ε q / 2, Δ)
         # with shift ε t / 2: computed that way, nothing overflows for any finite ε.  A log
         # coin below -1.8e308 is -inf (a weight of 0, its correctly rounded value).
-        log_coins = scaled_gem_scores(q, d, self._exponent_shift(q.size), self.epsilon / 2)
-        return check_finite_result(pf_probabilities_from_log_coins(log_coins),
+        return scaled_gem_scores(q, d, self._exponent_shift(q.size), self.epsilon / 2)
+
+    def _pmf(self, q, d):
+        return check_finite_result(pf_probabilities_from_log_coins(self._log_coins(q, d)),
                                    f"the {self.name} probabilities")
+
+    def logpmf(self, scores, sensitivities) -> np.ndarray:
+        """``log pmf`` (module docstring), finite where a probability underflows."""
+        return self._logpmf(*self.inputs(scores, sensitivities))
+
+    def _logpmf(self, q, d):
+        return pf_probability_rows(self._log_coins(q, d)[None, :], log=True)[0]
+
+    def logpmf_error(self, logpmf) -> np.ndarray:
+        """Bounds on the errors of :meth:`logpmf`'s values (module docstring)."""
+        rows = np.atleast_2d(np.asarray(logpmf, dtype=float))
+        out = log_error_rows(rows, 10.0, (2 * rows.shape[1] + 110) * ROUNDING, True)
+        return out if np.ndim(logpmf) == 2 else out[0]
 
     def _sample(self, q, d, size, rng, **options):
         return self._pf().sample(gem_scores(q, d, self.shift(q.size)), size=size, rng=rng,
@@ -156,6 +183,7 @@ class CombinedGEM(HeterogeneousMechanism):
     """
 
     name = "combined_gem"
+    logpmf_finite = True
 
     def __init__(self, epsilon: float, epsilon_c: float | None = None,
                  beta: float = DEFAULT_BETA):
@@ -196,6 +224,25 @@ class CombinedGEM(HeterogeneousMechanism):
     def _pmf(self, q, d):
         p = self._modified_probability(q, d)
         return p * self.mgem._pmf(q, d) + (1.0 - p) * self.gem._pmf(q, d)
+
+    def logpmf(self, scores, sensitivities) -> np.ndarray:
+        """``log pmf``: the mixture of GEM's and mGEM's log-probabilities by log-add-exp,
+        the top candidate's from the others."""
+        q, d = self.inputs(scores, sensitivities)
+        # log e^c / (1 + e^c) and log 1 / (1 + e^c) without rounding either to log 1 - p
+        truthful = -math.log1p(math.exp(-self.epsilon_c))
+        other = -self.epsilon_c + truthful
+        if spearman_correlation(q, d) < 0:
+            truthful, other = other, truthful
+        mixed = np.logaddexp(truthful + self.mgem._logpmf(q, d),
+                             other + self.gem._logpmf(q, d))
+        return log_top_from_rest(mixed[None, :])[0]
+
+    def logpmf_error(self, logpmf) -> np.ndarray:
+        """Bounds on the errors of :meth:`logpmf`'s values: GEM's, two roundings more."""
+        rows = np.atleast_2d(np.asarray(logpmf, dtype=float))
+        out = log_error_rows(rows, 12.0, (2 * rows.shape[1] + 114) * ROUNDING, True)
+        return out if np.ndim(logpmf) == 2 else out[0]
 
     def _sample(self, q, d, size, rng, **options):
         # ``rng`` (None or a Generator) and ``options`` go to GEM/mGEM unchanged, so they

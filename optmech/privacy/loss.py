@@ -16,6 +16,12 @@ log-pmfs of :mod:`optmech.selection` are), so the losses stay exact beyond 1e-30
 ``pmf`` is used through its logarithm (an output it gives probability 0 has loss
 ``±inf``).  Each output is checked: ``n`` log-probabilities whose probabilities sum to 1
 within 1e-9.
+
+Each log-probability carries a bound on its error (:func:`log_probability_errors`): the
+mechanism's own (:meth:`~optmech.selection.mechanisms.SelectionMechanism.logpmf_error`, from
+the accuracy each mechanism of :mod:`optmech.selection` states), or, for a mechanism of
+your own, the rounding of the logarithm of its probabilities as given (they are taken as
+exact).  :mod:`optmech.privacy.curves` turns them into the error bound of every curve.
 """
 
 from __future__ import annotations
@@ -24,11 +30,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lp_models.display import Tabular
+from lp_models.display import Displayed, Tabular
 from optmech.selection.mechanisms import SelectionMechanism
+from optmech.selection.scores import ROUNDING, log_error_rows
 from optmech.validation import InvalidArgumentError, as_real_array, check_scores
 
-__all__ = ["LossDistribution", "check_neighbours", "log_probabilities", "loss_distribution",
+__all__ = ["LossDistribution", "check_neighbours", "log_probabilities",
+           "log_probability_errors", "loss_distribution", "pair_distribution",
            "sensitivities"]
 
 # Scores and neighbour may differ by Δ plus this much relative slack (decimal inputs such as
@@ -36,12 +44,13 @@ __all__ = ["LossDistribution", "check_neighbours", "log_probabilities", "loss_di
 NEIGHBOUR_SLACK = 1e-12
 
 
-@dataclass(frozen=True)
-class LossDistribution(Tabular):
+@dataclass(frozen=True, repr=False)
+class LossDistribution(Displayed, Tabular):
     """The output distributions of one mechanism on a pair of neighbouring score vectors.
 
     ``losses`` are ``log(P_r / Q_r)`` (``inf`` where only ``P`` can produce ``r``);
-    :meth:`reversed` swaps the two directions.  ``to_frame()`` is one row per output.
+    :meth:`reversed` swaps the two directions.  ``to_frame()`` is one row per output.  Its
+    repr names the pair and the largest loss each way.
     """
 
     #: The score vector ``q``.
@@ -52,6 +61,29 @@ class LossDistribution(Tabular):
     log_p: np.ndarray = field(repr=False)
     #: ``log Pr[M(q') = r]`` for each output ``r``.
     log_q: np.ndarray = field(repr=False)
+    #: Bounds on the errors of :attr:`log_p` (None: the rounding of the values as given).
+    log_p_error: np.ndarray | None = field(default=None, repr=False)
+    #: Bounds on the errors of :attr:`log_q`.
+    log_q_error: np.ndarray | None = field(default=None, repr=False)
+
+    _display = ("scores", "neighbour", "max_loss", "max_loss_backward")
+
+    @property
+    def max_loss(self) -> float:
+        """``max_r L_r`` over the outputs ``P`` can produce (``D_inf(P||Q)``)."""
+        return float(np.max(self.losses))
+
+    @property
+    def max_loss_backward(self) -> float:
+        """The max loss of the other direction (``D_inf(Q||P)``)."""
+        return self.reversed().max_loss
+
+    def errors(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(log_p_error, log_q_error)``, the rounding of the given values where unknown
+        (:func:`log_probability_errors` of a mechanism of your own)."""
+        return tuple(given_errors(logs) if error is None else error
+                     for logs, error in ((self.log_p, self.log_p_error),
+                                         (self.log_q, self.log_q_error)))
 
     @property
     def losses(self) -> np.ndarray:
@@ -63,7 +95,8 @@ class LossDistribution(Tabular):
 
     def reversed(self) -> "LossDistribution":
         """The same pair in the other direction (``q'`` against ``q``)."""
-        return LossDistribution(self.neighbour, self.scores, self.log_q, self.log_p)
+        return LossDistribution(self.neighbour, self.scores, self.log_q, self.log_p,
+                                self.log_q_error, self.log_p_error)
 
     def records(self) -> list[dict]:
         return [{"output": r, "score": float(self.scores[r]),
@@ -142,10 +175,51 @@ def _check_log_pmf(out: np.ndarray, rows: np.ndarray, mechanism) -> None:
                                    "(within 1e-9)")
 
 
+def given_errors(logs: np.ndarray) -> np.ndarray:
+    """Error bounds of log-probabilities taken as exact values of a pmf: one ulp of the
+    logarithm (:func:`~optmech.selection.scores.log_error_rows`, ``kappa = rho / u = 2``)."""
+    logs = np.asarray(logs, dtype=float)
+    return log_error_rows(np.atleast_2d(logs), 2.0, 2.0 * ROUNDING, False).reshape(logs.shape)
+
+
+def log_probability_errors(mechanism, logs: np.ndarray) -> np.ndarray:
+    """Bounds on the errors of ``logs`` (rows of log-probabilities ``mechanism`` gave): its
+    ``logpmf_error`` where it has one, else :func:`given_errors` (the probabilities as
+    given)."""
+    stated = getattr(mechanism, "logpmf_error", None)
+    if callable(stated):
+        return np.asarray(stated(logs), dtype=float)
+    return given_errors(logs)
+
+
+def pair_distribution(mechanism, q: np.ndarray, other: np.ndarray) -> LossDistribution:
+    """The :class:`LossDistribution` of two validated score vectors, with error bounds.
+
+    A mechanism that gives every candidate a positive probability (``logpmf_finite``: those
+    of :mod:`optmech.selection`, GEM's family) has a ``-inf`` log-probability only below
+    -1.8e308 (a score gap times ``epsilon / (2 sensitivity)`` beyond the double range): the
+    losses there cannot be formed, and the pair is refused naming ``epsilon`` and about the
+    largest it can be for these scores."""
+    logs = log_probabilities(mechanism, np.stack([q, other]))
+    if getattr(mechanism, "logpmf_finite", False) and np.isneginf(logs).any():
+        epsilon = getattr(mechanism, "epsilon", None)
+        exponent = getattr(mechanism, "exponent", None) or (epsilon or 2.0) / 2.0
+        with np.errstate(over="ignore", divide="ignore"):
+            gap = float(max(np.ptp(q), np.ptp(other)))
+            # log p ~ -exponent * gap, exponent = epsilon / (2 sensitivity) or epsilon / it
+            largest = (epsilon or 1.0) / exponent * (np.finfo(float).max / gap)
+        raise InvalidArgumentError(
+            "epsilon", epsilon, f"at most about {largest:.3g} for these scores (every "
+            "log-probability of the pair a double: the largest score gap times epsilon / "
+            "(2 sensitivity) below 1.8e308)")
+    errors = log_probability_errors(mechanism, logs)
+    return LossDistribution(q.copy(), other.copy(), np.minimum(logs[0], 0.0),
+                            np.minimum(logs[1], 0.0), errors[0], errors[1])
+
+
 def loss_distribution(mechanism, scores, neighbour, sensitivity=1.0,
                       monotonic: bool = False) -> LossDistribution:
     """The privacy loss distribution of ``mechanism`` on the pair ``(scores, neighbour)``,
     refused unless they are neighbours for ``sensitivity`` (:func:`check_neighbours`)."""
     q, other = check_neighbours(scores, neighbour, sensitivity, monotonic)
-    logs = log_probabilities(mechanism, np.stack([q, other]))
-    return LossDistribution(q, other, np.minimum(logs[0], 0.0), np.minimum(logs[1], 0.0))
+    return pair_distribution(mechanism, q, other)

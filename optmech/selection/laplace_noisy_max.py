@@ -94,10 +94,29 @@ with ``m >= 2`` candidates at or above ``v`` (relative mass below ``e^{-60}``); 
 ``log S + 45`` it is at most ``e^{-x}`` against a total of at least ``1 / (4S)``
 (relative ``4e-20``).  Panels: every distinct score inside is an edge, with the grading
 and the rate cap of the pmf's grid (:func:`_nodes`; the log slope of this integrand is
-at most the rate used there).  Tests compare with mpmath's 50-digit tanh-sinh quadrature
-on the whole line and with the two-candidate closed form at gaps up to 10^6 scales.
-Cost: ``16 * panels * U`` evaluations per tiny distinct score (``U`` distinct scores;
-1,700 panels for a gap of 32,751 scales), refused beyond the work budget.
+at most the rate used there).
+
+Far stretches.  Between two consecutive distinct scores ``a < c <= 0`` with ``N``
+candidates at or above ``c``, a point ``x >= a + R`` (``R = 40 + log n`` scales, the
+"reach") sees every lower candidate at least ``R`` scales below it: each factor
+``F(x - l) = 1 - e^{-(x - l)}/2`` lies in ``[1 - e^{-R}/2, 1]``, their product in
+``[1 - n e^{-R}/2, 1]``, and ``2 k(x - v) = 1 / (1 - e^{-(x - v)}/2)`` in ``[1, 1 + e^{-R}]``
+(``v <= a``).  So there the integrand is ``e^{v - x} prod_{l_i >= c} (e^{x - l_i}/2)^{c_i} / 2``,
+a single exponential ``e^{(N - 1) x}`` times a constant, within ``(n/2 + 1) e^{-R} <=
+e^{-40}`` relative, and ``[a + R, c]`` is integrated in closed form
+(:func:`_far_stretch_log_integrals`); only ``[a, a + R]`` gets panels.  Every node is kept
+as ``anchor + offset`` with the anchor a score, and ``x - l`` as ``(anchor - l) +
+offset``, so a node 3 scales above a score at -1e300 is still 3 scales above it.  The
+panels of a tiny score's integral are therefore at most ``R + 45 + log S`` scales long
+in all, whatever the gaps: ``ReportNoisyMax(1.0).logpmf([1e308, -1e308])`` took over 150 s
+and 5 GB before (panels of at most 20 scales over 10^308), 2 ms now.  The error of a
+log-probability is then of the order of its own rounding, ``1e-16 |log p|`` (an absolute
+``1e-6`` at a gap of ``1e10`` scales: the double nearest ``log p``).  Tests compare with
+the exact piecewise-exponential integral at 50 digits
+(:mod:`optmech.privacy.high_precision`) and with the two-candidate closed form
+``Pr = (2 + g) e^{-g} / 4`` at gaps from 30 to 1.7e308 scales.
+Cost: ``16 * panels * U`` evaluations per tiny distinct score (``U`` distinct scores),
+refused beyond the work budget.
 
 Cost: ``O(n log n)`` for grouping equal scores, ``O(U * CHEBYSHEV)`` for the ``U``
 distinct scores, and ``O(H * J)`` for the ``H <= 78`` head scores and the ``J`` nodes
@@ -119,6 +138,7 @@ from optmech.selection.noisy_max import (
     IntegrationError,
     standardised_gaps,
 )
+from optmech.selection.scores import log_top_from_rest
 from optmech.validation import InvalidArgumentError, check_positive, check_scores
 
 __all__ = [
@@ -194,27 +214,39 @@ def _panels(length: float, rate: float) -> np.ndarray:
     return np.array(ends)
 
 
-def _nodes(lo: float, hi: float, levels: np.ndarray, above: np.ndarray
-           ) -> tuple[np.ndarray, np.ndarray]:
-    """Gauss–Legendre nodes and weights on ``[lo, hi]``, ``NODES`` per panel.
+def _nodes(lo: float, hi: float, levels: np.ndarray, above: np.ndarray,
+           reach: float = math.inf) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+    """Gauss–Legendre nodes on ``[lo, hi]``, ``NODES`` per panel, as ``(anchor, offset,
+    weight)`` per node (the node is ``anchor + offset``), and the long stretches left to a
+    closed form.
 
     Panel edges at 0 and at the ``levels`` (descending; ``above[u]`` candidates at or above
     ``levels[u]``) inside the window.  Above 0: panels of ``PANEL``.  A stretch below 0 is
     graded from its lower end by :func:`_panels` with ``rate`` = the candidates at or above
     its upper end, and is laid out from that upper end, so a node's rounding is relative
-    to its own distance from the nearer cut (a stretch can reach from -575 to near 0).
+    to its own distance from the nearer cut (a stretch can reach from -575 to near 0).  A
+    stretch ``(a, c)`` below 0 longer than ``reach`` gets panels on ``[a, a + reach]`` only,
+    laid out from ``a`` (which may be -1e300: ``a + reach`` would round to ``a``), and
+    ``(a, c, rate)`` is listed for :func:`_far_stretch_log_integrals`.
     """
     inside = (levels > lo) & (levels < hi)
     cuts = np.unique(np.concatenate([[lo, hi, 0.0], levels[inside]]))
-    anchors, left, right = [], [], []
+    anchors, left, right, far = [], [], [], []
     for a, c in zip(cuts[:-1], cuts[1:], strict=True):
         if c <= 0:
             rate = float(above[np.searchsorted(-levels, -c, side="right") - 1])
-            ends = _panels(c - a, rate)
+            length = min(c - a, reach)
+            ends = _panels(length, rate)
             starts = np.concatenate([[0.0], ends[:-1]])
-            anchors.append(np.full(ends.size, c))
-            left.append(starts - (c - a))
-            right.append(ends - (c - a))
+            if c - a > reach:
+                far.append((float(a), float(c), rate))
+                anchors.append(np.full(ends.size, a))
+                left.append(starts)
+                right.append(ends)
+            else:
+                anchors.append(np.full(ends.size, c))
+                left.append(starts - length)
+                right.append(ends - length)
         else:
             pieces = max(1, math.ceil((c - a) / PANEL))
             edges = np.linspace(0.0, c - a, pieces + 1)
@@ -224,7 +256,8 @@ def _nodes(lo: float, hi: float, levels: np.ndarray, above: np.ndarray
     anchor, start, end = (np.concatenate(v)[:, None] for v in (anchors, left, right))
     x, w = _RULE
     half = 0.5 * (end - start)
-    return (anchor + start + half * (x + 1)).ravel(), (half * w).ravel()
+    return (np.broadcast_to(anchor, (anchor.size, NODES)).ravel(),
+            (start + half * (x + 1)).ravel(), (half * w).ravel(), far)
 
 
 def laplace_log_cdf_and_hazard(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -243,7 +276,8 @@ class _Grid:
     levels inside the window) and, per level, ``log F`` and ``h`` at the nodes."""
 
     def __init__(self, levels: np.ndarray, above: np.ndarray, lo: float, hi: float):
-        self.x, self.w = _nodes(lo, hi, levels, above)
+        anchor, offset, self.w, _ = _nodes(lo, hi, levels, above)
+        self.x = anchor + offset
         # (levels, nodes); z >= lo - 0 >= log 2 FLOOR
         self.log_cdf, self.hazard = laplace_log_cdf_and_hazard(self.x[None, :] - levels[:, None])
 
@@ -386,9 +420,13 @@ def laplace_noisy_max_logpmf(scores, scale: float) -> np.ndarray:
     """``log Pr[argmax_r (q_r + Z_r) = r]`` for i.i.d. ``Z_r ~ Laplace(0, scale)``, finite
     for every candidate: ``log`` of :func:`laplace_noisy_max_pmf` where the probability is
     at least ``TINY``, a quadrature in log space below (module docstring), so a candidate
-    thousands of scales below the top gets its log-probability, not ``-inf``.  Raises as
-    :func:`laplace_noisy_max_pmf`, and :class:`~optmech.validation.ResourceLimitError`
-    naming ``scores`` when the log-space quadratures would exceed the work budget."""
+    thousands of scales below the top gets its log-probability, not ``-inf`` (``-inf`` only
+    beyond -1.8e308: a gap beyond the double range in scale units).  A top probability above
+    1/2 has ``log1p(-(sum of the others))``
+    (:func:`~optmech.selection.scores.log_top_from_rest`): the pmf's 1e-16 absolute accuracy
+    near 1 would leave its logarithm only that.  Raises as :func:`laplace_noisy_max_pmf`,
+    and :class:`~optmech.validation.ResourceLimitError` naming ``scores`` when the log-space
+    quadratures would exceed the work budget."""
     q = check_scores(scores)
     b = check_positive(scale, "scale")
     probs = laplace_noisy_max_pmf(q, b)
@@ -396,37 +434,73 @@ def laplace_noisy_max_logpmf(scores, scale: float) -> np.ndarray:
         out = np.log(probs)
     tiny = probs < TINY
     if not tiny.any():
-        return out
-    values, inverse, counts = np.unique(-standardised_gaps(q, b), return_inverse=True,
-                                        return_counts=True)
+        return log_top_from_rest(out[None, :])[0]
+    gaps = standardised_gaps(q, b)
+    values, inverse, counts = np.unique(-gaps, return_inverse=True, return_counts=True)
     values, inverse = -values, inverse.ravel()          # descending, values[0] == 0
     hi = math.log(_total_coin(values, counts)) + 45.0
     levels = np.unique(inverse[tiny])
     grids = [_log_space_nodes(values, counts, float(values[u]), hi) for u in levels]
-    require_work(_SECONDS_PER_EVALUATION * values.size * sum(x.size for x, _ in grids),
+    require_work(_SECONDS_PER_EVALUATION * values.size * sum(g[1].size for g in grids),
                  "scores", f"{q.size} scores")
-    for u, (x, w) in zip(levels, grids, strict=True):
-        out[inverse == u] = values[u] + _log_integral(values, counts, float(values[u]), x, w)
-    return out
+    for u, grid in zip(levels, grids, strict=True):
+        out[inverse == u] = _log_integral(values, counts, float(values[u]), *grid)
+    # a gap beyond the double range in scale units (standardised_gaps clips it): its
+    # log-probability is below -1.8e308, correctly rounded -inf
+    out[gaps <= -np.finfo(float).max] = -np.inf
+    return log_top_from_rest(out[None, :])[0]
 
 
-def _log_space_nodes(values, counts, v: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
-    """The pmf's grid (:func:`_nodes`) on ``[v - LOG_BELOW, hi]``."""
+def _log_space_nodes(values, counts, v: float, hi: float) -> tuple:
+    """The pmf's grid (:func:`_nodes`) on ``[v - LOG_BELOW, hi]`` as ``(anchor, offset,
+    weight)``, stretches longer than :func:`_reach` left to
+    :func:`_far_stretch_log_integrals` (their logs, fourth)."""
     lo = v - LOG_BELOW
     inside = values > lo
-    return _nodes(lo, hi, values[inside], np.cumsum(counts[inside]))
+    reach = _reach(float(counts.sum()))
+    anchor, offset, w, far = _nodes(lo, hi, values[inside], np.cumsum(counts[inside]), reach)
+    return anchor, offset, w, _far_stretch_log_integrals(values, counts, v, far, reach)
 
 
-def _log_integral(values, counts, v: float, x: np.ndarray, w: np.ndarray) -> float:
-    """``log sum_j w_j e^{-x_j} G(x_j) k(x_j - v)``, ``log G`` summed in blocks of
+def _reach(candidates: float) -> float:
+    """``40 + log n``: beyond this many scales above a stretch's lower end the log-space
+    integrand is one exponential within ``e^{-40}`` relative (module docstring)."""
+    return 40.0 + math.log(candidates)
+
+
+def _far_stretch_log_integrals(values, counts, v: float, far: list, reach: float
+                               ) -> np.ndarray:
+    """``log int_{a + reach}^c e^{v - x} G(x) / 2 dx`` with ``G`` kept to the ``N``
+    candidates at or above ``c`` (``(a, c, N)`` in ``far``): ``(v - c) + sum_{l_i >= c}
+    c_i (c - l_i) - (N + 1) log 2 + log int_0^{c - a - reach} e^{-(N - 1) t} dt``."""
+    out = []
+    for a, c, rate in far:
+        above = values >= c
+        exponent = (v - c) + float(counts[above] @ (c - values[above]))
+        length, kappa = (c - a) - reach, rate - 1.0
+        log_length = (math.log(length) if kappa == 0.0
+                      else math.log(-math.expm1(-kappa * length)) - math.log(kappa))
+        out.append(exponent - (rate + 1.0) * math.log(2.0) + log_length)
+    return np.array(out)
+
+
+def _log_integral(values, counts, v: float, anchor: np.ndarray, offset: np.ndarray,
+                  w: np.ndarray, far: np.ndarray) -> float:
+    """``log(sum_j w_j e^{v - x_j} G(x_j) k(x_j - v) + sum e^far)`` at the nodes ``x_j =
+    anchor_j + offset_j``, every ``x_j - level`` formed as ``(anchor_j - level) +
+    offset_j`` (exact where the level is the anchor), ``log G`` summed in blocks of
     levels."""
-    log_g = np.zeros_like(x)
-    block = max(1, (1 << 22) // x.size)
-    for start in range(0, values.size, block):
-        log_cdf, _ = laplace_log_cdf_and_hazard(x[None, :] - values[start:start + block, None])
-        log_g += counts[start:start + block].astype(float) @ log_cdf
-    z = x - v
-    log_k = np.where(z < 0, z, -np.log(2.0 - np.exp(-np.abs(z))))
-    terms = np.log(w) + log_g - x + log_k
-    top = float(terms.max())
-    return top + math.log(float(np.exp(terms - top).sum()))
+    log_g = np.zeros_like(offset)
+    block = max(1, (1 << 22) // offset.size)
+    with np.errstate(over="ignore", invalid="ignore"):    # a sum below -1.8e308 is -inf
+        for start in range(0, values.size, block):
+            z = (anchor[None, :] - values[start:start + block, None]) + offset[None, :]
+            log_cdf, _ = laplace_log_cdf_and_hazard(z)
+            log_g += counts[start:start + block].astype(float) @ log_cdf
+        t = (anchor - v) + offset                               # x - v
+        log_k = np.where(t < 0, t, -np.log(2.0 - np.exp(-np.abs(t))))
+        terms = np.concatenate([np.log(w) + log_g - t + log_k, far])
+        top = float(terms.max())
+        if not math.isfinite(top):
+            return -math.inf
+        return top + math.log(float(np.exp(terms - top).sum()))

@@ -50,7 +50,7 @@ import functools
 
 import numpy as np
 
-from optmech.selection.scores import log_weights
+from optmech.selection.scores import log_top_from_rest, log_weights
 
 __all__ = ["BATCH_MAX", "MAX_NODES", "TAIL", "pf_log_probabilities", "pf_probabilities",
            "pf_probabilities_from_log_coins", "pf_probability_rows", "pf_rows"]
@@ -186,14 +186,17 @@ def _grouped(log_coins: np.ndarray, log: bool) -> np.ndarray:
 
 def pf_probability_rows(log_coins: np.ndarray, log: bool = False) -> np.ndarray:
     """PF probabilities (``log=True``: their logarithms, finite even where a probability
-    underflows to 0) for each row of log coin probabilities ``c * (q_s - q*) <= 0`` (each
+    underflows to 0, the top one from the others by
+    :func:`~optmech.selection.scores.log_top_from_rest`) for each row of log coin probabilities ``c * (q_s - q*) <= 0`` (each
     row's maximum 0): :func:`pf_rows` for rows of up to :data:`BATCH_MAX` candidates, the
     grouped rule row by row beyond."""
     log_coins = np.asarray(log_coins, dtype=float)
     if log_coins.shape[1] > BATCH_MAX:
-        return np.array([_grouped(row, log) for row in log_coins])
-    coins, integrals = pf_rows(log_coins)
-    return log_coins + np.log(integrals) if log else coins * integrals
+        out = np.array([_grouped(row, log) for row in log_coins])
+    else:
+        coins, integrals = pf_rows(log_coins)
+        out = log_coins + np.log(integrals) if log else coins * integrals
+    return log_top_from_rest(out) if log else out
 
 
 def pf_probabilities_from_log_coins(log_coins: np.ndarray) -> np.ndarray:

@@ -300,3 +300,20 @@ def test_exact_sampling_keeps_fraction_parameters_exact(monkeypatch, make):
         assert budgets <= {Fraction(1, 10) - Fraction(3, 50), Fraction(1, 10) - Fraction(1, 30)}
     else:
         assert budgets == {Fraction(1, 10)}
+
+
+@pytest.mark.parametrize("name", ["gem", "mgem", "combined_gem"])
+def test_gem_logpmf_is_finite_where_the_pmf_underflows(name):
+    """logpmf: the log of pmf where that is a normal double (within its stated error), and
+    finite where the probability underflows (eps = 700, a candidate 10 below the top:
+    about e^-1750), from PF's log form on the transformed scores; the top from the others
+    (-5e-229, not log(1 + 2.2e-16) > 0); the mixture of combined GEM by log-add-exp."""
+    sensitivities = [1.0, 2.0, 1.0]
+    ordinary = make_heterogeneous(name, 1.0)
+    logs = ordinary.logpmf([0.0, -3.0, -10.0], sensitivities)
+    direct = np.log(ordinary.pmf([0.0, -3.0, -10.0], sensitivities))
+    assert (np.abs(logs - direct) <= ordinary.logpmf_error(logs) + 4e-16).all()
+    far = make_heterogeneous(name, 700.0)
+    logs = far.logpmf([0.0, -3.0, -10.0], [1.0, 1.0, 1.0])
+    assert np.isfinite(logs).all() and (logs <= 0).all() and logs[2] < -700
+    assert -1e-60 < logs[0] < 0.0

@@ -3,8 +3,10 @@ references.
 
 References: a 50-digit mpmath quadrature of the defining integral written here (itself
 checked against mpmath's tanh-sinh ``quad`` on the whole real line); the two-candidate
-closed form; the general quadrature of :mod:`optmech.selection.noisy_max` (a second
-method: a panel edge at every score); exact invariances (shift, unit, permutation).
+closed form and the exact piecewise-exponential integral of
+:mod:`optmech.privacy.high_precision` (far tails, gaps up to 1.7e308 scales); the general
+quadrature of :mod:`optmech.selection.noisy_max` (a second method: a panel edge at every
+score); exact invariances (shift, unit, permutation).
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from hypothesis import strategies as st
 
 from optmech.data.datasets import load_histogram
 from optmech.data.tasks import get_task
+from optmech.privacy.high_precision import log_pmf_mp
 from optmech.selection.laplace_noisy_max import (
+    _log_space_nodes,
     laplace_level_probabilities,
     laplace_log_cdf_and_hazard,
     laplace_noisy_max_logpmf,
@@ -374,3 +378,45 @@ def test_two_candidates_log_closed_form(gap, scale):
     exact = float(-mp.mpf(gap) + mp.log(2 + mp.mpf(gap)) - mp.log(4))
     assert logs[1] == pytest.approx(exact, rel=1e-14)
     assert abs(logs[0]) <= 1e-14           # log(1 - tiny), as accurate as the pmf
+
+
+@pytest.mark.parametrize("gap", [30.0, 700.0, 1e4, 32751.5, 1e6, 1e10, 1e100, 1e300, 1.7e308])
+def test_two_candidates_log_closed_form_at_any_gap(gap):
+    """The far tail in closed form beyond ``R`` scales (module docstring): the lower
+    candidate's ``log((2 + g) e^-g / 4)`` to 1e-15 relative at gaps from 30 to 1.7e308
+    scales; the top's ``-(2 + g) e^-g / 4`` to 1e-13 relative where it is a normal double
+    (log1p of the other), and 0 or subnormal below."""
+    logs = laplace_noisy_max_logpmf(np.array([0.0, -gap]), 1.0)
+    with mp.workdps(40):
+        g = mp.mpf(gap)
+        exact = -g + mp.log(2 + g) - mp.log(4)
+        assert logs[1] == pytest.approx(float(exact), rel=1e-15)
+        top = -mp.exp(exact)
+        if abs(top) > 1e-300:
+            assert logs[0] == pytest.approx(float(top), rel=1e-13)
+        else:
+            assert -1e-300 <= logs[0] <= 0.0
+
+
+@pytest.mark.parametrize("scores", [(0.0, -1e10, -1e10), (0.0, -50.0, -1e6),
+                                    (0.0, -3.0, -1e8, -2e8), (0.0, 0.0, -2000.0, -2000.5),
+                                    (0.0, -1e5, -1e5 - 3, -2e5)])
+def test_far_apart_groups_against_the_closed_form_reference(scores):
+    """Several candidates far apart (stretches of up to 1e10 scales): every log-probability
+    within 1e-15 relative (and 1e-300 absolute: a top within e^-690 of 1 rounds to -0) of
+    the exact piecewise-exponential integral at 50 digits."""
+    ours = laplace_noisy_max_logpmf(np.array(scores), 1.0)
+    reference = log_pmf_mp("rnm_laplace", 2, scores)         # scale 2 / eps = 1
+    for value, exact in zip(ours, reference):
+        assert abs(value - float(exact)) <= 1e-15 * abs(float(exact)) + 1e-300
+
+
+@pytest.mark.parametrize("gap", [1e3, 1e6, 1e12, 1e300])
+def test_cost_of_a_far_tail_does_not_grow_with_the_gap(gap):
+    """The log-space grid of a tiny probability: at most ``R + 45 + log S`` scales of
+    panels whatever the gap (before: panels of at most 20 scales over the whole gap, 5 GB
+    and more than 150 s at 1e308), so the same number of nodes from 1e3 to 1e300."""
+    values, counts = np.array([0.0, -gap]), np.array([1, 1])
+    anchor, offset, weights, far = _log_space_nodes(values, counts, -gap, 45.0)
+    assert anchor.size == offset.size == weights.size <= 3000
+    assert far.size == (1 if gap > 100 else 0)
