@@ -242,19 +242,6 @@ def estimate_referee(args: argparse.Namespace) -> Estimate:
     return Estimate(seconds * share, 2**28, "--only, --quick", chosen)
 
 
-class _UnitSensitivities:
-    """A heterogeneous mechanism on candidates of sensitivity 1 each: ``pmf(scores)``."""
-
-    monotonic = False
-
-    def __init__(self, mechanism):
-        self.mechanism, self.epsilon, self.name = mechanism, mechanism.epsilon, mechanism.name
-        self.privacy = mechanism.privacy
-
-    def pmf(self, scores):
-        return self.mechanism.pmf(scores, np.ones(len(scores)))
-
-
 def _build_step_mechanism(name: str, epsilon: float, monotonic: bool, top: int,
                           n: int = 2, k: int | None = None):
     """Every mechanism ``privacy account`` takes, by name (sensitivity 1); ``lattice``: the
@@ -283,7 +270,7 @@ def _build_step_mechanism(name: str, epsilon: float, monotonic: bool, top: int,
 
         if monotonic:
             raise InvalidArgumentError("--relation", "monotonic", "general for " + name)
-        return _UnitSensitivities(make_heterogeneous(name, epsilon))
+        return _BoundSensitivities(make_heterogeneous(name, epsilon))
     if name in TOPK:
         from optmech.topk.mechanisms import make_topk_mechanism
 
@@ -409,17 +396,28 @@ def _check_n(args) -> None:
 
 
 class _BoundSensitivities:
-    """A heterogeneous mechanism with its sensitivities fixed: ``pmf(scores)``."""
+    """A heterogeneous mechanism with its sensitivities fixed (``None``: 1 for every
+    candidate): ``pmf(scores)`` and, where the mechanism has them, ``logpmf(scores)``,
+    ``logpmf_error`` and ``logpmf_finite`` (so its curves keep their digits and error
+    bounds)."""
 
     monotonic = False
 
-    def __init__(self, mechanism, sensitivity: np.ndarray):
+    def __init__(self, mechanism, sensitivity: np.ndarray | None = None):
         self.mechanism, self.sensitivity = mechanism, sensitivity
         self.epsilon, self.name = mechanism.epsilon, mechanism.name
-        self.privacy = mechanism.guarantee(sensitivity)
+        self.privacy = (mechanism.privacy if sensitivity is None
+                        else mechanism.guarantee(sensitivity))
+        if hasattr(mechanism, "logpmf"):
+            self.logpmf = lambda scores: mechanism.logpmf(scores, self._of(scores))
+            self.logpmf_error = mechanism.logpmf_error
+            self.logpmf_finite = getattr(mechanism, "logpmf_finite", False)
+
+    def _of(self, scores) -> np.ndarray:
+        return np.ones(len(scores)) if self.sensitivity is None else self.sensitivity
 
     def pmf(self, scores):
-        return self.mechanism.pmf(scores, self.sensitivity)
+        return self.mechanism.pmf(scores, self._of(scores))
 
 
 def _lattice(args, n: int):
@@ -537,16 +535,14 @@ def _bound_payload(worst) -> dict | None:
 def run_worst(args: argparse.Namespace) -> int:
     _check_n(args)
     mechanism, bound, sensitivity = _mechanism(args, args.n)
-    if args.mechanism == "lattice":
-        worst = _worst_lattice(args, mechanism, bound)
-    else:
-        from optmech.privacy.worst import worst_pair
+    from optmech.privacy.worst import worst_pair
 
-        worst = worst_pair(mechanism, args.n, objective=args.objective, at=args.at,
-                           sensitivity=sensitivity, monotonic=args.monotonic,
-                           depth=args.depth, starts=args.starts, iterations=args.iterations,
-                           rng=args.seed, eps_prime=args.eps_prime, bound=bound,
-                           name=args.mechanism)
+    # the lattice mechanism: every pair of its lattice (worst_pair reads neighbour_pairs)
+    worst = worst_pair(mechanism, args.n, objective=args.objective, at=args.at,
+                       sensitivity=sensitivity, monotonic=args.monotonic,
+                       depth=args.depth, starts=args.starts, iterations=args.iterations,
+                       rng=args.seed, eps_prime=args.eps_prime, bound=bound,
+                       name=args.mechanism)
     if args.plot:
         _plot(args, worst.curves, worst.bound, f"worst pair found: {args.mechanism}, n = "
                                                f"{args.n}, eps = {args.eps:g}")
@@ -566,17 +562,6 @@ def run_worst(args: argparse.Namespace) -> int:
 
     emit(args, payload, render)
     return 0
-
-
-def _worst_lattice(args, mechanism, bound):
-    """Every pair of the lattice (:meth:`LatticeSolutionMechanism.neighbour_pairs
-    <optmech.lattice.optimum.LatticeSolutionMechanism.neighbour_pairs>`)."""
-    from optmech.privacy.worst import worst_over_pairs
-
-    q, other = mechanism.neighbour_pairs()
-    return worst_over_pairs(mechanism, q, other, objective=args.objective,
-                            at=args.at, eps_prime=args.eps_prime, bound=bound, name="lattice",
-                            method=f"every pair of the 2Delta-lattice of depth {args.k}")
 
 
 def run_referee(args: argparse.Namespace) -> int:

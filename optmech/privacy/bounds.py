@@ -126,9 +126,10 @@ def bounded_range_kl(epsilon: float) -> float:
     epsilon = check_nonnegative(epsilon, "epsilon")
     if epsilon == 0:
         return 0.0
+    if epsilon > 1.0:                 # log u in logs: expm1 overflows beyond eps = 709
+        log_u = math.log(epsilon) - epsilon - math.log1p(-math.exp(-epsilon))
+        return (math.exp(log_u) - 1.0) - log_u
     u = epsilon / math.expm1(epsilon)
-    if u < 0.5:                       # large epsilon: u - 1 rounds to -1 beyond eps = 745
-        return (u - 1.0) - math.log(u)
     # u - 1 - log u = (u - 1)^2 / 2 - ...: log1p keeps the digits when u is near 1
     return (u - 1.0) - math.log1p(u - 1.0)
 
@@ -138,7 +139,7 @@ def bounded_range_renyi(epsilon: float, orders) -> np.ndarray:
     ε-bounded-range pair (exact at ``alpha = 1``)."""
     kl = bounded_range_kl(epsilon)
     grid = _orders(orders)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
         value = kl + (grid - 1.0) * epsilon ** 2 / 8.0
     return np.where(np.isinf(grid), epsilon, np.minimum(value, epsilon))
 
@@ -163,11 +164,12 @@ class ProvenBound:
     def zcdp_rho(self) -> float:
         """``rho``: ``ε^2 / 8`` (bounded range), the certified sup over ``alpha`` of the
         randomised-response or Laplace Rényi curve (pure DP, Laplace)."""
-        if self.kind == BOUNDED_RANGE:
-            return self.epsilon ** 2 / 8.0
+        if self.kind == BOUNDED_RANGE:       # D_alpha <= eps too: rho <= min(eps^2/8, eps)
+            return self.epsilon if self.epsilon >= 8.0 else self.epsilon ** 2 / 8.0
         finite = DEFAULT_ORDERS[np.isfinite(DEFAULT_ORDERS)]
         curve = self.renyi(finite)
-        return float(min(zcdp_rho_bound(curve, finite, self.epsilon), self.epsilon ** 2 / 2.0))
+        return float(min(zcdp_rho_bound(curve, finite, self.epsilon),
+                         self.epsilon if self.epsilon >= 2.0 else self.epsilon ** 2 / 2.0))
 
     def delta(self, eps_prime) -> np.ndarray:
         """The bound on ``delta(eps')``."""

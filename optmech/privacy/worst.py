@@ -78,7 +78,7 @@ from optmech.selection.mechanisms import (
 )
 from optmech.validation import InvalidArgumentError, check_choice, check_integer, check_rng
 
-__all__ = ["OBJECTIVES", "SEARCH_ORDERS", "WorstPair", "lattice_pairs", "pair_objective",
+__all__ = ["OBJECTIVES", "SEARCH_ORDERS", "WorstPair", "pair_objective",
            "search_cost", "search_estimate", "worst_over_pairs", "worst_pair"]
 
 OBJECTIVES = ("zcdp_rho", "max_loss", "delta", "renyi")
@@ -507,41 +507,6 @@ def _clusters(mechanism, objective, at, q: np.ndarray, other: np.ndarray, unit: 
     return local, x0
 
 
-def _lattice_of(mechanism):
-    """The :class:`~optmech.lattice.optimum.LatticeOptimum` behind a lattice mechanism (its
-    ``optimum`` with ``classes``), or None."""
-    optimum = getattr(mechanism, "optimum", None)
-    return optimum if hasattr(optimum, "classes") and hasattr(optimum, "lattice") else None
-
-
-def lattice_pairs(mechanism) -> tuple[np.ndarray, np.ndarray] | None:
-    """Every pair of neighbouring score vectors of a lattice mechanism's lattice, as
-    ``(scores, neighbours)``: each class representative ``q`` (items from the best down,
-    ``q_r - q* = -j`` steps, ``0 <= j <= k``) and each ``q + z`` with every ``|z_r| <= Δ =
-    1`` that lies on the lattice within depth ``k`` (on the 2Δ-lattice ``z`` in ``{-1,
-    1}^n``, the moves that keep the gaps even; on the Δ-lattice ``{-1, 0, 1}^n``).  None for
-    a mechanism without a lattice.  Refused beyond the memory budget, naming ``n``."""
-    optimum = _lattice_of(mechanism)
-    if optimum is None:
-        return None
-    from lp_models.lattice.model import level_error
-
-    classes = optimum.classes
-    step = level_error(optimum.lattice)
-    choices = [-1.0, 1.0] if step == 2 else [-1.0, 0.0, 1.0]
-    count = classes.num_classes * len(choices) ** classes.n
-    require(Estimate(2e-6 * count * classes.n, 48.0 * count * classes.n, "n", classes.n))
-    scores = classes.scores(np.arange(classes.num_classes), sensitivity=step / 2.0)
-    moves = np.array(np.meshgrid(*[choices] * classes.n, indexing="ij")
-                     ).reshape(classes.n, -1).T
-    q = np.repeat(scores, len(moves), axis=0)
-    other = q + np.tile(moves, (len(scores), 1))
-    depth = (other.max(axis=1, keepdims=True) - other).max(axis=1) / step
-    keep = (np.abs(depth - np.rint(depth)) < 1e-9) & (depth <= classes.k + 1e-9) \
-        & (np.abs(other - q).max(axis=1) > 0)
-    return q[keep], other[keep]
-
-
 def worst_over_pairs(mechanism, scores, neighbours, *, objective: str = "zcdp_rho",
                      at: float | None = None, eps_prime=None, orders=DEFAULT_ORDERS,
                      bound: ProvenBound | None = None, name: str | None = None,
@@ -613,15 +578,17 @@ def worst_pair(mechanism, n: int, *, objective: str = "zcdp_rho", at: float | No
     """
     objective = check_choice(objective, "objective", OBJECTIVES)
     n = check_integer(n, "n", minimum=2, maximum=10_000)
-    optimum = _lattice_of(mechanism)
-    if optimum is not None:
-        if n != optimum.classes.n:
-            raise InvalidArgumentError("n", n, f"{optimum.classes.n}, the lattice "
-                                       "mechanism's number of candidates")
-        return worst_over_pairs(mechanism, *lattice_pairs(mechanism), objective=objective,
-                                at=at, eps_prime=eps_prime, orders=orders, bound=bound,
-                                name=name, method=f"every pair of the {optimum.lattice} "
-                                f"lattice of depth {optimum.classes.k}")
+    if callable(getattr(mechanism, "neighbour_pairs", None)):
+        # a mechanism on a finite domain (the optimal lattice mechanism): all its pairs
+        scores, neighbours = mechanism.neighbour_pairs()
+        moved = np.abs(neighbours - scores).max(axis=1) > 0
+        if n != scores.shape[1]:
+            raise InvalidArgumentError("n", n, f"{scores.shape[1]}, the mechanism's number "
+                                       "of candidates")
+        return worst_over_pairs(mechanism, scores[moved], neighbours[moved],
+                                objective=objective, at=at, eps_prime=eps_prime, orders=orders,
+                                bound=bound, name=name,
+                                method="every pair of neighbours of its finite domain")
     depth = check_integer(depth, "depth", minimum=1, maximum=64)
     starts = check_integer(starts, "starts", minimum=0, maximum=10_000)
     polish = check_integer(polish, "polish", minimum=0, maximum=1000)

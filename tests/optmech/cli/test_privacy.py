@@ -75,7 +75,7 @@ def test_worst_of_the_optimal_lattice_mechanism(capsys):
     doc = _json(capsys, "privacy", "worst", "--mechanism", "lattice", "--k", "2", "--eps",
                 "0.5", "--n", "3", "--objective", "max_loss")
     assert doc["value"] <= 0.5 * (1 + 1e-7) and doc["bound"]["kind"] == "pure-dp"
-    assert doc["method"].startswith("every pair of the 2Delta-lattice")
+    assert doc["method"].startswith("every pair of neighbours of its finite domain")
 
 
 def _pmf_of(name, eps, scores, sensitivity):

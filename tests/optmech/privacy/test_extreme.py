@@ -13,7 +13,7 @@ from optmech.heterogeneous import make_heterogeneous
 from optmech.privacy.curves import pair_curves
 from optmech.privacy.divergences import renyi
 from optmech.privacy.loss import loss_distribution
-from optmech.privacy.worst import lattice_pairs, worst_over_pairs, worst_pair
+from optmech.privacy.worst import worst_over_pairs, worst_pair
 from optmech.resources import work_budget
 from optmech.selection.mechanisms import MECHANISMS, make_mechanism
 from optmech.validation import InvalidArgumentError, ResourceLimitError
@@ -148,7 +148,7 @@ def test_worst_pair_of_the_lattice_mechanism_from_python():
 
     mechanism = solve_lattice(3, 2, 1.0).mechanism()
     worst = worst_pair(mechanism, 3, objective="max_loss")
-    scores, neighbours = lattice_pairs(mechanism)
+    scores, neighbours = mechanism.neighbour_pairs()
     each = [float(pair_curves(mechanism, q, o).max_loss) for q, o in zip(scores, neighbours)]
     assert worst.value == pytest.approx(max(each), rel=1e-14)
     assert worst.value <= 1.0 + worst.curves.max_loss_error + 1e-12
