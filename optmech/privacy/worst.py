@@ -156,7 +156,7 @@ def _lattice_log_probabilities(mechanism, rows: np.ndarray, unit: float) -> np.n
     (:func:`~optmech.selection.laplace_noisy_max.laplace_level_probabilities`, 1e-16
     absolute, so a probability below about 1e-15 has an inexact logarithm: good for ranking
     grid pairs, never for a reported value).  None for any other mechanism or rows."""
-    if not (isinstance(mechanism, ReportNoisyMax) and mechanism.noise == "laplace"):
+    if not _laplace(mechanism):
         return None
     from optmech.selection.laplace_noisy_max import laplace_level_probabilities
 
@@ -172,10 +172,17 @@ def _lattice_log_probabilities(mechanism, rows: np.ndarray, unit: float) -> np.n
         return np.log(np.take_along_axis(probabilities, index, axis=1))
 
 
+def _laplace(mechanism) -> bool:
+    return isinstance(mechanism, ReportNoisyMax) and mechanism.noise == "laplace"
+
+
 def _cost_class(mechanism) -> str:
-    if isinstance(mechanism, ReportNoisyMax) and mechanism.noise == "laplace":
+    if _laplace(mechanism):
         return "laplace"
-    return "fast" if isinstance(mechanism, SelectionMechanism) else "other"
+    # repeat-and-select (optmech.privacy.repeat) of a closed-form mechanism costs about as
+    # much as its base; of report-noisy-max with Laplace noise, row by row ("other")
+    base = getattr(mechanism, "base", mechanism)
+    return "fast" if isinstance(base, SelectionMechanism) and not _laplace(base) else "other"
 
 
 def _grid_pairs(n: int, delta: np.ndarray, depth: int, monotonic: bool,
