@@ -206,9 +206,10 @@ def register(subparsers) -> None:
 
 # CPU seconds of `privacy pair` per candidate: about 3 times the 6e-5 to 8e-5 measured at
 # n = 10^4 (pf, em, rnm_laplace, rr; load 6); the referee's claims, quick and full: about
-# 3 times the 3.5 and 12.6 CPU s measured at a load of 6.
+# 3 times the 3.5 and 12.6 CPU s measured at a load of 6, plus the repeat-and-select claims
+# (2 and 19 CPU s at a load of 8).
 SECONDS_PER_CANDIDATE = 2e-4
-REFEREE_SECONDS = (10.0, 30.0)
+REFEREE_SECONDS = (17.0, 95.0)
 
 
 def estimate_pair(args: argparse.Namespace) -> Estimate:

@@ -90,7 +90,7 @@ from optmech.validation import InvalidArgumentError, check_nonnegative
 
 __all__ = ["HAT_ORDERS", "base_curves", "base_epsilon", "fixed_rdp", "literature_epsilon",
            "literature_guarantee", "literature_rdp", "liu_talwar_epsilon", "poisson_epsilon",
-           "poisson_rdp", "poisson_rdp_with_bottom", "proven_rdp", "rdp_epsilon",
+           "poisson_formula", "poisson_rdp", "poisson_rdp_with_bottom", "proven_rdp", "rdp_epsilon",
            "sharp_epsilon", "tnb_epsilon", "tnb_rdp"]
 
 #: The λ̂ of Theorem 2 tried (each gives a valid bound; the smallest is kept): 1 (KL), 600
@@ -221,11 +221,18 @@ def poisson_rdp(orders, base_renyi: Curve, base_delta: Curve, mu: float) -> np.n
     grid = _orders(orders)
     if not mu >= 1:
         return np.full(grid.shape, np.inf)
+    return _monotone(grid, poisson_formula(grid, base_renyi, base_delta, mu))
+
+
+def poisson_formula(orders, base_renyi: Curve, base_delta: Curve, mu: float) -> np.ndarray:
+    """Theorem 6's formula ``ε + μ δ̂ + log(μ)/(λ - 1)`` at each order as written, for any
+    μ > 0 (``inf`` at λ = 1; no closure): below every divergence near λ = 1 when μ < 1,
+    which is why :func:`poisson_rdp` takes μ >= 1 only."""
+    grid = _orders(orders)
     eps, delta_hat = _poisson_terms(grid, base_renyi, base_delta)
     with np.errstate(divide="ignore", invalid="ignore"):
         tail = np.where(np.isinf(grid), 0.0, math.log(mu) / (grid - 1.0))
-    values = np.where(grid > 1.0, eps + mu * delta_hat + tail, np.inf)
-    return _monotone(grid, values)
+    return np.where(grid > 1.0, eps + mu * delta_hat + tail, np.inf)
 
 
 def poisson_rdp_with_bottom(orders, base_renyi: Curve, base_delta: Curve, mu: float
