@@ -506,7 +506,7 @@ def _base_payload(args, mechanism) -> dict:
     if args.repeat is not None:
         from optmech.privacy.repeat_bounds import SHARP
 
-        published = mechanism.privacy
+        published, sharp = mechanism.privacy, mechanism.proven_epsilon()
         out["repeat"] = {
             "spec": str(args.repeat), "mean": args.repeat.mean,
             "zero_mass": args.repeat.zero_mass if args.repeat.zero_mass > 0 else None,
@@ -514,10 +514,10 @@ def _base_payload(args, mechanism) -> dict:
                       else "candidates ranked by --scores (ties: the higher index)"
                       if hasattr(args, "scores") else "candidates by index (the last is the "
                                                       "best)"),
-            "base_eps": mechanism.epsilon,
+            "base_eps": None if mechanism.epsilon is None else _number(mechanism.epsilon),
             "published": None if published is None else {"eps": published.epsilon,
                                                           "source": published.statement},
-            "sharp_eps": mechanism.proven_epsilon(), "sharp_source": SHARP}
+            "sharp_eps": None if sharp is None else _number(sharp), "sharp_source": SHARP}
     return out
 
 
@@ -546,8 +546,10 @@ def _render_curves(p: dict) -> str:
     repeat = p.get("repeat")
     if repeat is not None:
         published = repeat["published"]
+        sharp = repeat.get("sharp_eps")
         pair += (f"; repeat-and-select {repeat['spec']} (E[K] = {repeat['mean']:.6g}; "
-                 f"{repeat['order']}): proven eps' {repeat['sharp_eps']:.10g}"
+                 f"{repeat['order']}): proven eps' "
+                 + (f"{float(sharp):.10g}" if sharp is not None else "none")
                  + (f", published {published['eps']:.10g}" if published else ""))
     head = [pair,
             f"max loss {p['max_loss']:.10g}; zCDP rho over the orders {p['zcdp_rho']:.10g} "

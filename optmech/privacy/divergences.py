@@ -215,6 +215,10 @@ def zcdp_rho_bound(divergence, orders, max_loss_value) -> np.ndarray:
     order = np.argsort(grid[finite])
     a = np.concatenate([[1.0], grid[finite][order]])
     d = np.asarray(divergence, dtype=float)[..., finite][..., order]
+    # a pair whose divergence is infinite at a finite order (one input can produce an output
+    # the other cannot) has an unbounded sup; the chords below need finite values
+    unbounded = np.isinf(d).any(axis=-1)
+    d = np.where(np.isinf(d), 0.0, d)
     k = np.concatenate([np.zeros(d.shape[:-1] + (1,)), (a[1:] - 1.0) * d], axis=-1)
     top = np.asarray(max_loss_value, dtype=float) / a[-1]
     best = np.broadcast_to(top, d.shape[:-1]).copy()
@@ -240,4 +244,4 @@ def zcdp_rho_bound(divergence, orders, max_loss_value) -> np.ndarray:
             with np.errstate(divide="ignore", invalid="ignore"):
                 value = (intercept + slope * alpha) / (alpha * (alpha - 1.0))
             best = np.maximum(best, np.where(np.isnan(value), np.inf, value))
-    return best
+    return np.where(unbounded, np.inf, best)

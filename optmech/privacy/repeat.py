@@ -200,6 +200,23 @@ class Repetitions:
         return cls("negbin", (eta, gamma))
 
     @classmethod
+    def negbin_with_mean(cls, eta: float, mean: float) -> "Repetitions":
+        """``D_{eta, gamma}`` with the γ that gives ``E[K] = mean`` (> 1; the mean falls
+        from infinity to 1 as γ rises from 0 to 1), to a relative 1e-14 in γ."""
+        from scipy.optimize import brentq
+
+        mean = check_finite(mean, "mean")
+        if not mean > 1:
+            raise InvalidArgumentError("mean", mean, "a number > 1")
+        low = 1e-300
+        if cls.negbin(eta, low).mean < mean:
+            raise InvalidArgumentError("mean", mean, f"at most {cls.negbin(eta, low).mean:g} "
+                                                     f"for eta = {eta:g}")
+        gamma = brentq(lambda g: cls.negbin(eta, g).mean - mean, low, 1.0 - 1e-16,
+                       xtol=1e-300, rtol=1e-14)
+        return cls.negbin(eta, gamma)
+
+    @classmethod
     def geometric(cls, gamma: float, argument: str = "repeat") -> "Repetitions":
         """``Pr[K = k] = gamma (1 - gamma)^(k - 1)``, ``gamma`` in (0, 1]."""
         gamma = check_finite(gamma, argument)
@@ -211,7 +228,12 @@ class Repetitions:
     @classmethod
     def fixed(cls, k: int, argument: str = "repeat") -> "Repetitions":
         """``K = k``, an integer in ``[1, 10^9]``."""
-        return cls("fixed", (check_integer(k, argument, minimum=1, maximum=_MAX_FIXED),))
+        try:
+            k = check_integer(k, argument, minimum=1, maximum=_MAX_FIXED)
+        except InvalidArgumentError:
+            raise InvalidArgumentError(argument, f"fixed:{k}", "fixed:K with K an integer "
+                                                               ">= 1 (at most 10^9)") from None
+        return cls("fixed", (k,))
 
     @classmethod
     def parse(cls, spec, argument: str = "repeat") -> "Repetitions":
@@ -236,7 +258,11 @@ class Repetitions:
         return getattr(cls, kind)(*numbers, argument=argument)
 
     def __str__(self) -> str:
-        return f"{self.kind}:" + ",".join(f"{v:g}" for v in self.parameters)
+        """``KIND:PARAMETERS``, which :meth:`parse` reads back to this law exactly."""
+        def shown(v) -> str:
+            short = f"{v:g}"
+            return short if float(short) == v else repr(float(v))
+        return f"{self.kind}:" + ",".join(shown(v) for v in self.parameters)
 
     # The truncated-negative-binomial family: negbin, and geometric as η = 1 (γ < 1).
     @property

@@ -165,9 +165,9 @@ def sharp_epsilon(law, epsilon: float) -> float:
     (proved in the module docstring; the supremum over ε-DP bases with three or more
     outputs)."""
     law = Repetitions.parse(law)
-    epsilon = check_nonnegative(epsilon, "epsilon")
-    if math.isinf(epsilon):
+    if epsilon == math.inf:              # a base that is not ε-DP for any ε
         return math.inf
+    epsilon = check_nonnegative(epsilon, "epsilon")
     return epsilon + float(_log_ratio_at_t_star(law, epsilon))
 
 
