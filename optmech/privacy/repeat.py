@@ -66,11 +66,17 @@ the pair's largest ``|log(p_r / q_r)|``.  :func:`repeated_pair` gives the repeat
 :class:`~optmech.privacy.loss.LossDistribution`, so every curve of
 :mod:`optmech.privacy.divergences` is exact for it.
 
-**The sampler** runs the base ``K`` times (``K`` drawn from its law: numpy's Poisson and
-geometric samplers, the truncated negative binomial by the inverse-cdf table of
-:class:`~optmech.heterogeneous.random_stopping.StoppingDistribution`) and keeps the best;
-``⊥`` is the index ``m``.  Tests compare it with :meth:`RepeatAndSelect.pmf` by a chi-square
-test with a fixed seed.
+**The sampler** runs the base ``K`` times and keeps the best (``⊥`` is the index ``m``).
+``K`` is drawn exactly: numpy's Poisson and geometric samplers; for ``D_{η,γ}`` with η > 0 a
+negative binomial ``NB(η, γ)`` (failures before the η-th success) conditioned on ``K >= 1``
+by rejection (its generating function is ``(γ / w)^η``, and conditioning on ``K >= 1`` gives
+``(w^-η - 1)/(γ^-η - 1)``; acceptance ``1 - γ^η``), for η = 0 numpy's logarithmic
+(``logseries``) sampler with ``p = 1 - γ``, for -1 < η < 0 the inverse cdf of the pmf
+tabulated until the tail is below 1e-17 (the pmf falls by at least ``1 - γ`` a step; at most
+5e7 entries, else refused).  Tests compare the sampler with :meth:`RepeatAndSelect.pmf` by a
+chi-square test with a fixed seed.  (The same law of ``K`` drives
+:mod:`optmech.heterogeneous.random_stopping`; an area may not import another, so each
+states it.)
 """
 
 from __future__ import annotations
@@ -104,6 +110,8 @@ _MAX_FIXED = 10 ** 9
 #: A base pmf must sum to 1 within this (as the privacy area checks every pmf).
 SUM_TOLERANCE = 1e-9
 _BYTES_PER_RUN = 48                   # sampler: a run's draw, its rank and its run index
+_TABLE_TAIL = 1e-17                   # the inverse-cdf table of K ends where less remains
+_TABLE_LIMIT = 50_000_000
 
 
 # --- series-accurate logarithms of the factors (module docstring) ---------------------------
@@ -280,12 +288,6 @@ class Repetitions:
             return self.parameters[0]
         return 1 if self.kind == "geometric" and self.parameters[0] == 1 else None
 
-    def _stopping(self):
-        from optmech.heterogeneous.random_stopping import StoppingDistribution
-
-        eta, gamma = self._tnb
-        return StoppingDistribution(gamma, None if self.kind == "geometric" else eta)
-
     @property
     def mean(self) -> float:
         """``E[K]``: μ; ``η (1-γ) / (γ (1 - γ^η))`` (η = 0: ``(1/γ - 1) / log(1/γ)``);
@@ -294,7 +296,11 @@ class Repetitions:
             return self.parameters[0]
         if self._runs is not None:
             return float(self._runs)
-        return self._stopping().mean()
+        eta, gamma = self._tnb
+        log_g = math.log(gamma)
+        if eta == 0:
+            return -math.expm1(-log_g) / log_g            # (1/γ - 1) / log(1/γ)
+        return eta * (1.0 - gamma) / (gamma * -math.expm1(eta * log_g))
 
     @property
     def zero_mass(self) -> float:
@@ -315,7 +321,19 @@ class Repetitions:
             return poisson.pmf(k, self.parameters[0])
         if self._runs is not None:
             return (k == self._runs).astype(float)
-        return self._stopping().pmf(k)
+        from scipy.special import gammaln
+
+        eta, gamma = self._tnb
+        log_g = math.log(gamma)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if eta == 0:
+                log_pmf = k * math.log1p(-gamma) - np.log(k) - math.log(-log_g)
+            else:
+                # prod_{l<k} (l+η)/(l+1) = Γ(k+η)/(Γ(η) Γ(k+1)), of the sign of η, as is
+                # γ^-η - 1: the ratio is positive
+                log_pmf = (k * math.log1p(-gamma) + gammaln(k + eta) - gammaln(k + 1.0)
+                           - gammaln(eta) - math.log(abs(math.expm1(-eta * log_g))))
+            return np.where(k >= 1, np.exp(log_pmf), 0.0)
 
     def pgf(self, x) -> np.ndarray:
         """``G(x) = E[x^K]`` for ``x`` in [0, 1] (direct formula; the pmf of the best uses
@@ -373,7 +391,44 @@ class Repetitions:
             return generator.poisson(self.parameters[0], size=count).astype(np.int64)
         if self._runs is not None:
             return np.full(count, self._runs, dtype=np.int64)
-        return self._stopping().sample(count, generator)
+        eta, gamma = self._tnb
+        if self.kind == "geometric":
+            return generator.geometric(gamma, size=count).astype(np.int64)
+        if eta == 0:
+            return generator.logseries(1.0 - gamma, size=count).astype(np.int64)
+        if eta > 0:
+            return self._positive_negbin(count, generator)
+        cdf = np.cumsum(self._table())
+        k = np.searchsorted(cdf, generator.random(count) * cdf[-1], side="right")
+        return np.minimum(k, cdf.size - 1).astype(np.int64) + 1
+
+    def _positive_negbin(self, count: int, generator) -> np.ndarray:
+        """``NB(η, γ)`` draws conditioned on ``K >= 1`` by rejection (η > 0)."""
+        eta, gamma = self._tnb
+        out = np.empty(count, dtype=np.int64)
+        filled = 0
+        while filled < count:
+            want = count - filled
+            accept = -math.expm1(eta * math.log(gamma))         # 1 - γ^η
+            draws = generator.negative_binomial(eta, gamma, size=int(want / accept) + 16)
+            draws = draws[draws >= 1][:want]
+            out[filled:filled + draws.size] = draws
+            filled += draws.size
+        return out
+
+    def _table(self) -> np.ndarray:
+        """``Pr[K = k]``, ``k = 1 ..``, for -1 < η < 0: the pmf falls by a factor ``(1-γ)(k+η)
+        /(k+1) <= 1 - γ`` a step, so the tail beyond ``k`` is below ``pmf(k) (1-γ)/γ``."""
+        gamma = self._tnb[1]
+        size = 1024
+        while True:
+            table = self.pmf(np.arange(1, size + 1))
+            if table[-1] * (1.0 - gamma) / gamma < _TABLE_TAIL:
+                return table
+            if size >= _TABLE_LIMIT:
+                raise InvalidArgumentError("repeat", str(self), "a gamma large enough that "
+                                           "the law of K fits a table of 5e7 entries")
+            size = min(4 * size, _TABLE_LIMIT)
 
     def sample_best(self, rank_draws, ranks: int, count: int, rng) -> np.ndarray:
         """``count`` outputs of repeat-and-select: ``K`` per output, then

@@ -97,16 +97,19 @@ class WorstBase:
     law: Repetitions
     #: The base's ε.
     epsilon: float
-    #: What was maximised (:data:`OBJECTIVES`) and at which δ, ε′ or order.
+    #: What was maximised (:data:`OBJECTIVES`).
     objective: str
+    #: The δ of ``epsilon``, the ε′ of ``delta``, the order of ``renyi``.
     at: float
-    #: The base pair (pmfs on ``m`` outputs in increasing quality, ε-DP).
+    #: The base's pmf on one input (``m`` outputs in increasing quality).
     p: np.ndarray = field(repr=False)
+    #: The base's pmf on the other input (the pair is ε-DP).
     q: np.ndarray = field(repr=False)
     #: The objective of the repeated pair at that base.
     value: float
-    #: Pairs evaluated and local searches run.
+    #: Pairs evaluated in all.
     evaluations: int
+    #: Local searches run (structured and random starts).
     starts: int
 
     @property

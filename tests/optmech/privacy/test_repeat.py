@@ -126,7 +126,7 @@ def _chi_square(observed: np.ndarray, expected: np.ndarray) -> float:
 
 
 @pytest.mark.parametrize("law", ["poisson:3", "negbin:0,0.1", "negbin:0.5,0.2",
-                                 "geometric:0.25", "fixed:4"])
+                                 "negbin:-0.5,0.05", "geometric:0.25", "fixed:4"])
 def test_sampler_matches_the_pmf_by_chi_square(law):
     """20,000 draws (seed 0): the chi-square p-value is far above 1e-6 (a fixed seed, so the
     test is deterministic; a wrong law of K or a wrong 'best' fails it by orders of

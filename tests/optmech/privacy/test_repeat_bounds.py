@@ -225,3 +225,41 @@ def test_the_published_formulas_are_dp_accountings():
             ours = tnb_rdp(orders, lambda o: randomised_response_renyi(eps, o), shape, gamma,
                            Repetitions.negbin(shape, gamma).mean, hat_orders=orders)
         np.testing.assert_allclose(ours, theirs, rtol=1e-7)
+
+
+def _numeric_rows(path, first_cell_prefix, width):
+    """The cells of the markdown table rows of ``width`` cells whose first cell starts with
+    one of the laws' names."""
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("|"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == width and cells[0].startswith(first_cell_prefix):
+            rows.append(cells)
+    return rows
+
+
+def test_the_guides_table_is_the_measured_one_and_its_bounds_are_recomputed():
+    """docs/guide/tuning.md's table against benchmarks/results/repeat_select.md, cell by
+    cell; its bounds recomputed here; the bracket (worst found <= every bound) on each row."""
+    from pathlib import Path
+
+    from benchmarks.repeat_select import laws, rdp_bound
+
+    root = Path(__file__).resolve().parents[3]
+    prefixes = ("Poisson", "TNB", "geometric")
+    guide = _numeric_rows(root / "docs" / "guide" / "tuning.md", prefixes, 8)
+    measured = _numeric_rows(root / "benchmarks" / "results" / "repeat_select.md", prefixes,
+                             10)
+    assert len(guide) == len(measured) == 9
+    expected_laws = [law for _, law in laws() for _ in range(3)]
+    for ours, theirs, law in zip(guide, measured, expected_laws):
+        eps, worst, two, rdp, ratio, published, sharp = map(float, ours[1:])
+        assert (eps, worst, two, rdp, ratio, published, sharp) == (
+            float(theirs[1]), float(theirs[2]), float(theirs[4]), float(theirs[5]),
+            float(theirs[7]), float(theirs[8]), float(theirs[9]))
+        assert float(f"{rdp_bound(law, eps)[0]:.5g}") == rdp
+        assert float(f"{literature_epsilon(law, eps)[0]:.5g}") == published
+        assert float(f"{sharp_epsilon(law, eps):.5g}") == sharp
+        assert two <= worst <= min(rdp, published, sharp)
