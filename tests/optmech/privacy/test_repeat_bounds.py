@@ -58,7 +58,7 @@ def _phi_ratio_sup(law, eps):
     from scipy.optimize import minimize_scalar
 
     r = Repetitions.parse(law)
-    k = np.arange(1, 3000)
+    k = np.arange(1, 2000)             # tails below 1e-30 for the laws here
     weights = k * r.pmf(k)
 
     def ratio(t):
@@ -67,7 +67,7 @@ def _phi_ratio_sup(law, eps):
         g = [(weights[None, :] * x[:, None] ** (k - 1)[None, :]).sum(axis=1)
              for x in (1 - t, 1 - m)]
         return g[0] / g[1]
-    t = np.linspace(0.0, 0.999, 2001)
+    t = np.linspace(0.0, 0.999, 401)
     i = int(np.argmax(ratio(t)))
     step = t[1] - t[0]
     found = minimize_scalar(lambda x: -ratio(x)[0], method="bounded",
@@ -129,7 +129,7 @@ def test_no_random_pair_exceeds_the_published_renyi_bounds(law):
     curves, both directions: never below the repeated pair's divergence."""
     rng = np.random.default_rng(11)
     r = Repetitions.parse(law)
-    for trial in range(40):
+    for trial in range(25):
         eps = float(rng.choice([0.05, 0.5, 2.0]))
         p, q = _random_pair(rng, eps, int(rng.integers(2, 6)))
         curves = base_curves(RepeatAndSelect((p, q), law))
@@ -139,6 +139,8 @@ def test_no_random_pair_exceeds_the_published_renyi_bounds(law):
         else:
             bound = literature_rdp(r, ORDERS, *curves)
         assert (exact <= bound * (1 + 1e-12)).all(), (law, p, q)
+        proven = RepeatAndSelect((p, q), law).proven_rdp(ORDERS)
+        assert (exact <= proven * (1 + 1e-12)).all(), (law, p, q)
         if r.kind == "poisson":
             assert (exact <= poisson_rdp_with_bottom(ORDERS, *curves, r.parameters[0])
                     * (1 + 1e-12)).all()
