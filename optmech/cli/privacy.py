@@ -20,6 +20,7 @@ import numpy as np
 from optmech.cli._common import (
     add_actions,
     add_json_flag,
+    api_type,
     emit,
     float_list,
     integer,
@@ -76,12 +77,24 @@ _eps_primes = _numbers(0.0, False, "eps' values")
 _sensitivity = _numbers(0.0, True, "sensitivities")
 
 
+def _repeat(text: str):
+    from optmech.privacy.repeat import Repetitions
+
+    return Repetitions.parse(text, "--repeat")
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--mechanism", required=True, type=names(ALL_MECHANISMS),
-                        metavar="NAME",
+    # --mechanism and --eps are checked in _require: `pair` takes a base given as --p, --q
+    parser.add_argument("--mechanism", type=names(ALL_MECHANISMS), metavar="NAME",
                         help="the mechanism: " + ", ".join(ALL_MECHANISMS)
-                             + " (rnm-laplace spells rnm_laplace too)")
-    parser.add_argument("--eps", required=True, type=positive_float, help="epsilon > 0")
+                             + " (rnm-laplace spells rnm_laplace too); required unless "
+                               "--p, --q give the base")
+    parser.add_argument("--eps", type=positive_float, help="epsilon > 0 (with --mechanism)")
+    parser.add_argument("--repeat", type=api_type(_repeat), metavar="SPEC",
+                        help="repeat-and-select: run the mechanism K times and keep the best "
+                             "output (poisson:MU, negbin:ETA,GAMMA, geometric:GAMMA or "
+                             "fixed:K); candidates rank by --scores for pair, by index for "
+                             "worst (a public order; the last is the best)")
     parser.add_argument("--sensitivity", type=_sensitivity, default=None,
                         help="score sensitivity Δ > 0 (default 1); one per candidate for "
                              "the heterogeneous mechanisms (default 1 each)")
@@ -111,8 +124,13 @@ def register(subparsers) -> None:
                     "neighbour (every score moves by at most its sensitivity), and its "
                     "curves, each the larger of the two directions.")
     _common(pair)
-    pair.add_argument("--scores", required=True, type=float_list, help="e.g. 0,-1,-3")
-    pair.add_argument("--neighbour", required=True, type=float_list, help="e.g. 1,-2,-2")
+    pair.add_argument("--scores", type=float_list, help="e.g. 0,-1,-3 (with --mechanism)")
+    pair.add_argument("--neighbour", type=float_list, help="e.g. 1,-2,-2 (with --mechanism)")
+    pair.add_argument("--p", type=float_list, metavar="LIST",
+                      help="instead of a mechanism: the base's pmf on one input, outputs in "
+                           "increasing quality (e.g. 0.5,0.3,0.2)")
+    pair.add_argument("--q", type=float_list, metavar="LIST",
+                      help="the base's pmf on the neighbouring input (as many as --p)")
     pair.add_argument("--orders", type=_orders, default=None, metavar="LIST",
                       help="Renyi orders >= 1, inf allowed (default: 1, 240 orders in "
                            "(1, 10001], inf)")
@@ -192,35 +210,73 @@ def register(subparsers) -> None:
 
 # CPU seconds of `privacy pair` per candidate: about 3 times the 6e-5 to 8e-5 measured at
 # n = 10^4 (pf, em, rnm_laplace, rr; load 6); the referee's claims, quick and full: about
-# 3 times the 3.5 and 12.6 CPU s measured at a load of 6.
+# 3 times the 3.5 and 12.6 CPU s measured at a load of 6, plus the repeat-and-select claims
+# (2 and 19 CPU s at a load of 8).
 SECONDS_PER_CANDIDATE = 2e-4
-REFEREE_SECONDS = (10.0, 30.0)
+REFEREE_SECONDS = (17.0, 95.0)
 
 
 def estimate_pair(args: argparse.Namespace) -> Estimate:
-    """Linear in the candidates times the Rényi orders (each order is a pass over the
-    outputs); the lattice mechanism adds its LP (``--n``, ``--k``)."""
+    """Linear in the candidates (or the outputs of ``--p``) times the Rényi orders (each
+    order is a pass over the outputs); the lattice mechanism adds its LP (``--n``, ``--k``)."""
     from optmech.validation import InvalidArgumentError
 
+    orders = 242 if args.orders is None else len(args.orders)
+    passes = max(1.0, orders / 242)
+    if _pmf_base(args):
+        n = len(args.p)
+        return Estimate(SECONDS_PER_CANDIDATE * n * passes, 200.0 * n * passes,
+                        "--p, --orders", f"{n} outputs, {orders} orders")
     n = len(args.scores)
     if n < 2:
         raise InvalidArgumentError("--scores", args.scores, "at least 2 scores")
-    orders = 242 if args.orders is None else len(args.orders)
-    passes = max(1.0, orders / 242)
     work = Estimate(SECONDS_PER_CANDIDATE * n * passes, 200.0 * n * passes,
                     "--scores, --orders", f"{n} scores, {orders} orders")
     return work + _lattice_estimate(args, n) if args.mechanism == "lattice" else work
+
+
+def _pmf_base(args: argparse.Namespace) -> bool:
+    """Whether ``privacy pair``'s base is ``--p``, ``--q`` (else ``--mechanism``, ``--eps``
+    and, for ``pair``, ``--scores``, ``--neighbour``); a missing or mixed choice is refused
+    naming the option (exit status 2)."""
+    from optmech.validation import InvalidArgumentError
+
+    pair = hasattr(args, "scores")
+    if pair and (args.p is not None or args.q is not None):
+        mixed = [("--mechanism", args.mechanism), ("--eps", args.eps),
+                 ("--scores", args.scores), ("--neighbour", args.neighbour),
+                 ("--sensitivity", args.sensitivity), ("--k", args.k),
+                 ("--monotonic", args.monotonic or None)]
+        for option, value in mixed:
+            if value is not None:
+                raise InvalidArgumentError(option, value, "left out with --p, --q (they are "
+                                                          "the base)")
+        if args.p is None or args.q is None:
+            raise InvalidArgumentError("--q" if args.q is None else "--p", None,
+                                       "given with " + ("--p" if args.q is None else "--q"))
+        return True
+    alternative = " (or --p, --q)" if pair else ""
+    if args.mechanism is None:
+        raise InvalidArgumentError("--mechanism", None, "one of " + ", ".join(ALL_MECHANISMS)
+                                   + alternative)
+    if args.eps is None:
+        raise InvalidArgumentError("--eps", None, "epsilon > 0")
+    for option in ("scores", "neighbour") if pair else ():
+        if getattr(args, option) is None:
+            raise InvalidArgumentError(f"--{option}", None, "a comma list of scores")
+    return False
 
 
 def estimate_worst(args: argparse.Namespace) -> Estimate:
     """The search's own estimate (:func:`optmech.privacy.worst.search_estimate`); the
     lattice mechanism: its LP and every pair of its lattice."""
     _check_n(args)
+    _pmf_base(args)
     if args.mechanism == "lattice":
         return _lattice_estimate(args, args.n)
     from optmech.privacy.worst import search_estimate
 
-    mechanism, _, sensitivity = _mechanism(args, args.n)
+    mechanism, _, sensitivity = _repeated(args, *_mechanism(args, args.n))
     return search_estimate(mechanism, args.n, depth=args.depth, starts=max(args.starts, 0),
                            iterations=args.iterations, sensitivity=sensitivity,
                            monotonic=args.monotonic).renamed("--n")
@@ -468,6 +524,63 @@ def _number(value) -> float:
     return unbounded_if_infinite(float(value))
 
 
+def _repeated(args, mechanism, bound, sensitivity, quality=None):
+    """``(mechanism, bound, sensitivity)`` with ``--repeat`` applied (the bound: the sharp
+    pure-DP bound of :mod:`optmech.privacy.repeat_bounds`); unchanged without it."""
+    if args.repeat is None:
+        return mechanism, bound, sensitivity
+    from optmech.privacy.repeat import RepeatAndSelect
+
+    repeated = RepeatAndSelect(mechanism, args.repeat, quality)
+    return repeated, _repeat_bound(repeated), sensitivity
+
+
+def _repeat_bound(repeated):
+    """The sharp pure-DP bound of a repeat-and-select mechanism (None without one)."""
+    from optmech.privacy.bounds import PURE_DP, ProvenBound
+    from optmech.privacy.repeat_bounds import SHARP
+
+    eps = repeated.proven_epsilon()
+    if eps is None or not math.isfinite(eps):
+        return None
+    return ProvenBound(PURE_DP, eps, f"repeat-and-select, {repeated.repeat}: {SHARP}")
+
+
+def _eps_prime(args, mechanism):
+    """``--eps-prime``, else 11 points on ``[0, eps]`` (``[0, eps']`` of the sharp bound
+    with ``--repeat``: the repeated curve reaches beyond the base's eps)."""
+    if args.eps_prime is not None or args.repeat is None:
+        return args.eps_prime
+    from optmech.privacy.curves import default_eps_prime
+
+    top = mechanism.proven_epsilon()
+    return default_eps_prime(top if top is not None and math.isfinite(top) else args.eps)
+
+
+def _base_payload(args, mechanism) -> dict:
+    """``"p"``, ``"q"`` of a pmf base (its scores and neighbour are left out: it has none)
+    and ``"repeat"`` with ``--repeat``."""
+    out = {}
+    if getattr(args, "p", None) is not None:
+        out.update({"scores": None, "neighbour": None, "p": args.p, "q": args.q})
+    if args.repeat is not None:
+        from optmech.privacy.repeat_bounds import SHARP
+
+        published, sharp = mechanism.privacy, mechanism.proven_epsilon()
+        out["repeat"] = {
+            "spec": str(args.repeat), "mean": args.repeat.mean,
+            "zero_mass": args.repeat.zero_mass if args.repeat.zero_mass > 0 else None,
+            "order": ("outputs in the order of --p" if getattr(args, "p", None) is not None
+                      else "candidates ranked by --scores (ties: the higher index)"
+                      if hasattr(args, "scores") else "candidates by index (the last is the "
+                                                      "best)"),
+            "base_eps": None if mechanism.epsilon is None else _number(mechanism.epsilon),
+            "published": None if published is None else {"eps": published.epsilon,
+                                                          "source": published.statement},
+            "sharp_eps": None if sharp is None else _number(sharp), "sharp_source": SHARP}
+    return out
+
+
 def _curves_payload(curves) -> dict:
     return {"scores": curves.scores, "neighbour": curves.neighbour,
             "max_loss": _number(curves.max_loss),
@@ -488,7 +601,17 @@ def _plot(args, curves, bound, title: str) -> None:
 
 
 def _render_curves(p: dict) -> str:
-    head = [f"scores {p['scores'].tolist()}, neighbour {p['neighbour'].tolist()}",
+    pair = (f"scores {p['scores'].tolist()}, neighbour {p['neighbour'].tolist()}"
+            if p.get("scores") is not None else f"pmfs p {p['p']}, q {p['q']}")
+    repeat = p.get("repeat")
+    if repeat is not None:
+        published = repeat["published"]
+        sharp = repeat.get("sharp_eps")
+        pair += (f"; repeat-and-select {repeat['spec']} (E[K] = {repeat['mean']:.6g}; "
+                 f"{repeat['order']}): proven eps' "
+                 + (f"{float(sharp):.10g}" if sharp is not None else "none")
+                 + (f", published {published['eps']:.10g}" if published else ""))
+    head = [pair,
             f"max loss {p['max_loss']:.10g}; zCDP rho over the orders {p['zcdp_rho']:.10g} "
             f"(certified sup over all alpha > 1: at most {p['zcdp_rho_bound']:.10g})"]
     delta = text_table(["eps'", "delta(eps')"], list(zip(p["delta"]["eps_prime"],
@@ -498,17 +621,33 @@ def _render_curves(p: dict) -> str:
 
 def run_pair(args: argparse.Namespace) -> int:
     from optmech.privacy.bounds import proven_bound
-    from optmech.privacy.curves import DEFAULT_ORDERS, pair_curves
+    from optmech.privacy.curves import DEFAULT_ORDERS, curves_of, default_eps_prime, pair_curves
 
-    n = len(args.scores)
-    mechanism, bound, sensitivity = _mechanism(args, n)
     orders = DEFAULT_ORDERS if args.orders is None else args.orders
-    curves = pair_curves(mechanism, args.scores, args.neighbour, sensitivity=sensitivity,
-                         monotonic=args.monotonic, eps_prime=args.eps_prime, orders=orders)
-    bound = bound or proven_bound(mechanism)
+    if _pmf_base(args):
+        from optmech.privacy.repeat import RepeatAndSelect, check_pmf_pair
+
+        base = check_pmf_pair(args.p, args.q, ("--p", "--q"))
+        mechanism = RepeatAndSelect(base, args.repeat or "fixed:1")
+        eps_prime = args.eps_prime
+        if eps_prime is None:
+            top = mechanism.proven_epsilon()
+            eps_prime = default_eps_prime(top if 0 < top < math.inf else 1.0)
+        curves = curves_of(mechanism.loss_distribution(), eps_prime, orders)
+        bound = _repeat_bound(mechanism)
+        label = "pmf pair"
+    else:
+        n = len(args.scores)
+        mechanism, bound, sensitivity = _repeated(args, *_mechanism(args, n), args.scores)
+        curves = pair_curves(mechanism, args.scores, args.neighbour, sensitivity=sensitivity,
+                             monotonic=args.monotonic, eps_prime=_eps_prime(args, mechanism),
+                             orders=orders)
+        bound = bound or proven_bound(mechanism)
+        label = f"{args.mechanism}, eps = {args.eps:g}"
     if args.plot:
-        _plot(args, curves, bound, f"{args.mechanism}, eps = {args.eps:g}")
-    payload = {"mechanism": args.mechanism, "eps": args.eps, **_curves_payload(curves),
+        _plot(args, curves, bound, label + (f", repeat {args.repeat}" if args.repeat else ""))
+    payload = {"mechanism": args.mechanism or "pmf pair", "eps": args.eps,
+               **_curves_payload(curves), **_base_payload(args, mechanism),
                "plot": None if args.plot is None else str(args.plot)}
 
     def render(p: dict) -> str:
@@ -534,15 +673,24 @@ def _bound_payload(worst) -> dict | None:
 
 def run_worst(args: argparse.Namespace) -> int:
     _check_n(args)
-    mechanism, bound, sensitivity = _mechanism(args, args.n)
-    from optmech.privacy.worst import worst_pair
+    _pmf_base(args)
+    mechanism, bound, sensitivity = _repeated(args, *_mechanism(args, args.n))
+    if args.mechanism == "lattice":
+        # every pair of the lattice (the base's, under --repeat)
+        from optmech.privacy.worst import worst_over_pairs
 
-    # the lattice mechanism: every pair of its lattice (worst_pair reads neighbour_pairs)
-    worst = worst_pair(mechanism, args.n, objective=args.objective, at=args.at,
-                       sensitivity=sensitivity, monotonic=args.monotonic,
-                       depth=args.depth, starts=args.starts, iterations=args.iterations,
-                       rng=args.seed, eps_prime=args.eps_prime, bound=bound,
-                       name=args.mechanism)
+        q, other = getattr(mechanism, "base", mechanism).neighbour_pairs()
+        worst = worst_over_pairs(mechanism, q, other, objective=args.objective, at=args.at,
+                                 eps_prime=args.eps_prime, bound=bound, name="lattice",
+                                 method="every pair of neighbours of its finite domain")
+    else:
+        from optmech.privacy.worst import worst_pair
+
+        worst = worst_pair(mechanism, args.n, objective=args.objective, at=args.at,
+                           sensitivity=sensitivity, monotonic=args.monotonic,
+                           depth=args.depth, starts=args.starts, iterations=args.iterations,
+                           rng=args.seed, eps_prime=_eps_prime(args, mechanism), bound=bound,
+                           name=args.mechanism)
     if args.plot:
         _plot(args, worst.curves, worst.bound, f"worst pair found: {args.mechanism}, n = "
                                                f"{args.n}, eps = {args.eps:g}")
@@ -550,6 +698,7 @@ def run_worst(args: argparse.Namespace) -> int:
                "objective": args.objective, "at": worst.at, "value": worst.value,
                **_curves_payload(worst.curves), "bound": _bound_payload(worst),
                "method": worst.method, "pairs_evaluated": worst.pairs_evaluated,
+               **_base_payload(args, mechanism),
                "plot": None if args.plot is None else str(args.plot)}
 
     def render(p: dict) -> str:

@@ -20,6 +20,9 @@ response, bounded range, the Laplace pair, proved here for permute-and-flip and
 report-noisy-max); the accountant composes the dominating pairs of a sequence of steps into
 one certified curve (an upper bound, adaptive composition) and explicit pairs into an
 attained one, beside the published fallbacks; the referee checks other libraries' claims.
+Repeat-and-select (Liu and Talwar, arXiv:1811.07971; Papernot and Steinke, arXiv:2110.03620)
+wraps any mechanism or pair: its pair is again a pair of pmfs, so every curve above is exact
+for it, with its proven bounds beside them.
 
 =================================  ==========================================================
 module                             what it implements
@@ -41,8 +44,12 @@ module                             what it implements
 :mod:`~.accountant`                the certified accountant: upper, lower, fallbacks, saving
 :mod:`~.accounting`                exports: ``dp_accounting`` PLDs, an OpenDP privacy profile
 :mod:`~.accountants`               what the accountants compute, re-derived from their source
+:mod:`~.repeat`                    repeat-and-select: the exact law of the best of ``K`` runs
+:mod:`~.repeat_bounds`             what is proven about it: the published bounds, a sharp one
+:mod:`~.repeat_search`             the worst ε-DP base pair for it (a lower bound)
 :mod:`~.high_precision`            the second computation: pmfs and divergences at 50 digits
 :mod:`~.claims`                    the registry of claims and the referee's verdicts
+:mod:`~.repeat_claims`             the referee's claims about repeat-and-select
 :mod:`~.report`                    ``docs/accountants.md`` from the referee's results
 =================================  ==========================================================
 """
@@ -64,5 +71,6 @@ __all__, __getattr__, __dir__ = _lazy_exports(__name__, {
         "hockey_stick", "kl_divergence", "max_loss", "renyi", "zcdp_rho", "zcdp_rho_bound",
     ),
     "optmech.privacy.loss": ("LossDistribution", "loss_distribution"),
+    "optmech.privacy.repeat": ("RepeatAndSelect", "Repetitions", "repeated_pair"),
     "optmech.privacy.worst": ("WorstPair", "worst_pair"),
 })

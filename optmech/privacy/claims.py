@@ -541,7 +541,16 @@ def claims() -> tuple[Claim, ...]:
                      "mechanism"),
               "Report-noisy-max with Gumbel(2 Delta/eps) noise is the exponential mechanism, "
               "so eps-bounded range and eps^2/8-zCDP.", "holds", _rnm_gumbel),
+        *_repeat_and_select_claims(),
     )
+
+
+def _repeat_and_select_claims() -> tuple[Claim, ...]:
+    """Liu & Talwar's and Papernot & Steinke's claims about repeat-and-select (built, with
+    their checks, in :mod:`optmech.privacy.repeat_claims`)."""
+    from optmech.privacy.repeat_claims import claims as repeat_claims
+
+    return repeat_claims()
 
 
 def referee(quick: bool = False, only=None) -> list[ClaimResult]:

@@ -14,8 +14,9 @@ bound, the optimal lattice mechanism), taken by duck typing.  ``logpmf`` is pref
 finite where a probability underflows to 0 (the permute-and-flip and exponential-mechanism
 log-pmfs of :mod:`optmech.selection` are), so the losses stay exact beyond 1e-308.  A
 ``pmf`` is used through its logarithm (an output it gives probability 0 has loss
-``±inf``).  Each output is checked: ``n`` log-probabilities whose probabilities sum to 1
-within 1e-9.
+``±inf``).  Each output is checked: ``n`` log-probabilities (``n + extra_outputs`` for a mechanism
+with that attribute: repeat-and-select's ``⊥``, :mod:`optmech.privacy.repeat`) whose
+probabilities sum to 1 within 1e-9; a mechanism with ``batches = True`` takes a 2-D batch.
 
 Each log-probability carries a bound on its error (:func:`log_probability_errors`): the
 mechanism's own (:meth:`~optmech.selection.mechanisms.SelectionMechanism.logpmf_error`, from
@@ -99,8 +100,10 @@ class LossDistribution(Displayed, Tabular):
                                 self.log_q_error, self.log_p_error)
 
     def records(self) -> list[dict]:
-        return [{"output": r, "score": float(self.scores[r]),
-                 "neighbour_score": float(self.neighbour[r]),
+        # an output past the candidates (repeat-and-select's ⊥) has no score
+        return [{"output": r, "score": float(self.scores[r]) if r < self.scores.size else None,
+                 "neighbour_score": (float(self.neighbour[r]) if r < self.neighbour.size
+                                     else None),
                  "probability": float(np.exp(self.log_p[r])),
                  "neighbour_probability": float(np.exp(self.log_q[r])),
                  "loss": float(loss)} for r, loss in enumerate(self.losses)]
@@ -153,7 +156,7 @@ def log_probabilities(mechanism, rows: np.ndarray) -> np.ndarray:
         raise InvalidArgumentError("mechanism", mechanism,
                                    "an object with a logpmf(scores) or pmf(scores) method")
     with np.errstate(divide="ignore"):
-        if isinstance(mechanism, SelectionMechanism):        # takes a 2-D batch
+        if isinstance(mechanism, SelectionMechanism) or getattr(mechanism, "batches", False):
             out = np.asarray(mechanism.logpmf(rows), dtype=float)
         elif callable(logpmf):
             out = np.array([np.asarray(logpmf(row), dtype=float) for row in rows])
@@ -165,7 +168,9 @@ def log_probabilities(mechanism, rows: np.ndarray) -> np.ndarray:
 
 def _check_log_pmf(out: np.ndarray, rows: np.ndarray, mechanism) -> None:
     name = getattr(mechanism, "name", None) or type(mechanism).__name__
-    if out.shape != rows.shape or np.isnan(out).any() or (out > 1e-12).any():
+    # outputs beyond the candidates: repeat-and-select's ⊥ (optmech.privacy.repeat)
+    width = rows.shape[1] + int(getattr(mechanism, "extra_outputs", 0) or 0)
+    if out.shape != (rows.shape[0], width) or np.isnan(out).any() or (out > 1e-12).any():
         raise InvalidArgumentError("mechanism", name, "a pmf with one probability per "
                                    "candidate, each in [0, 1]")
     top = out.max(axis=1, keepdims=True)

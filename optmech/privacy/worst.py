@@ -209,7 +209,7 @@ def _lattice_log_probabilities(mechanism, rows: np.ndarray, unit: float) -> np.n
     (:func:`~optmech.selection.laplace_noisy_max.laplace_level_probabilities`, 1e-16
     absolute, so a probability below about 1e-15 has an inexact logarithm: good for ranking
     grid pairs, never for a reported value).  None for any other mechanism or rows."""
-    if not (isinstance(mechanism, ReportNoisyMax) and mechanism.noise == "laplace"):
+    if not _laplace(mechanism):
         return None
     from optmech.selection.laplace_noisy_max import laplace_level_probabilities
 
@@ -228,15 +228,24 @@ def _lattice_log_probabilities(mechanism, rows: np.ndarray, unit: float) -> np.n
         return np.log(np.take_along_axis(probabilities, index, axis=1))
 
 
+def _laplace(mechanism) -> bool:
+    return isinstance(mechanism, ReportNoisyMax) and mechanism.noise == "laplace"
+
+
 def _cost_class(mechanism) -> str:
-    """Which row of :data:`_SECONDS_PER_CALL` prices ``mechanism``'s pmf evaluations."""
-    if isinstance(mechanism, ReportNoisyMax):
-        return {"laplace": "laplace", "gumbel": "softmax"}.get(mechanism.noise, "fast")
-    if isinstance(mechanism, PermuteAndFlip):
+    """Which row of :data:`_SECONDS_PER_CALL` prices ``mechanism``'s pmf evaluations;
+    repeat-and-select (:mod:`optmech.privacy.repeat`) costs about as much as its base, row by
+    row ("other") for report-noisy-max with Laplace noise."""
+    base = getattr(mechanism, "base", mechanism)
+    if base is not mechanism and _laplace(base):
+        return "other"
+    if isinstance(base, ReportNoisyMax):
+        return {"laplace": "laplace", "gumbel": "softmax"}.get(base.noise, "fast")
+    if isinstance(base, PermuteAndFlip):
         return "fast"
-    if isinstance(mechanism, (ExponentialMechanism, RandomizedResponse, UniformSelection)):
+    if isinstance(base, (ExponentialMechanism, RandomizedResponse, UniformSelection)):
         return "softmax"
-    return "fast" if isinstance(mechanism, SelectionMechanism) else "other"
+    return "fast" if isinstance(base, SelectionMechanism) else "other"
 
 
 def _evaluations(mechanism, iterations: int, cap: int) -> int:
