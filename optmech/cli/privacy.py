@@ -187,6 +187,11 @@ def register(subparsers) -> None:
                          help="grid nodes per epsilon of the smallest round, 2 to 4096 "
                               "(sets the work; default: 16, or 8 or 4 when 16 would take "
                               "more than about 5 CPU s)")
+    account.add_argument("--repeat", type=api_type(_repeat), metavar="SPEC",
+                         help="repeat-and-select every step: each run is K runs of its "
+                              "mechanism with the best output kept (poisson:MU, "
+                              "negbin:ETA,GAMMA, geometric:GAMMA or fixed:K; candidates rank "
+                              "by index, the last is the best)")
     account.add_argument("--plot", metavar="FILE.png", type=output_file(),
                          help="write the composed delta curves as a PNG")
     add_json_flag(account)
@@ -334,14 +339,27 @@ def _build_step_mechanism(name: str, epsilon: float, monotonic: bool, top: int,
     return build_selection(name, epsilon, monotonic, top)
 
 
-def _accountant(args):
+def _builder(args, lattice_as=None):
+    """The step builder of ``privacy account``: every mechanism by name, wrapped in
+    repeat-and-select with ``--repeat``; ``lattice_as``: build lattice steps as this
+    mechanism instead (the estimate, before any LP is solved)."""
+    def build(name, epsilon, monotonic, top):
+        if lattice_as and name.strip().lower() == "lattice":
+            name = lattice_as
+        mechanism = _build_step_mechanism(name, epsilon, monotonic, top, args.n, args.k)
+        if getattr(args, "repeat", None) is None:
+            return mechanism
+        from optmech.privacy.repeat import RepeatAndSelect
+
+        return RepeatAndSelect(mechanism, args.repeat)
+    return build
+
+
+def _accountant(args, lattice_as=None):
     from optmech.privacy.accountant import Accountant
 
-    def build(name, epsilon, monotonic, top):
-        return _build_step_mechanism(name, epsilon, monotonic, top, args.n, args.k)
-
     return Accountant(args.step, relation=args.relation, top=args.top, n=args.n,
-                      resolution=args.resolution, build=build)
+                      resolution=args.resolution, build=_builder(args, lattice_as))
 
 
 def _account_targets(args) -> tuple[float | None, list | None]:
@@ -356,18 +374,10 @@ def estimate_account(args: argparse.Namespace) -> Estimate:
     naming ``--step``.  A lattice step adds its LP and its family of pairs (``--n``,
     ``--k``); it is estimated as randomised response at its ε (the same nodes) times the
     atoms of the family, before any LP is solved."""
-    from optmech.privacy.accountant import Accountant, Step
-
     delta, eps_prime = _account_targets(args)
-    lattice = [Step.parse(s.replace("lattice", "rr", 1), _build_step_mechanism)
-               for s in args.step if s.strip().lower().startswith("lattice")]
-    steps = [s if not s.strip().lower().startswith("lattice")
-             else s.replace("lattice", "rr", 1) for s in args.step]
-    work = Accountant(steps, relation=args.relation, top=args.top, n=args.n,
-                      resolution=args.resolution,
-                      build=lambda *a: _build_step_mechanism(*a, args.n, args.k)).estimate(
-        delta, eps_prime or ()).renamed("--step")
-    if not lattice:
+    work = _accountant(args, lattice_as="rr").estimate(delta, eps_prime or ()
+                                                       ).renamed("--step")
+    if not any(s.strip().lower().startswith("lattice") for s in args.step):
         return work
     if args.k is None:
         from optmech.validation import InvalidArgumentError

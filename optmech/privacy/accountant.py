@@ -159,8 +159,13 @@ def dominance_of(mechanism) -> Dominance:
     """What dominates one run of ``mechanism``, from the guarantee stated beside its code
     (``privacy.dominance``; pure ε-DP without one: randomised response); for a mechanism on a
     finite domain with a ``neighbour_pairs()`` method (the optimal lattice mechanism), the
-    family of every pair of neighbours, both ways (:func:`family_of`).  Refused for a
-    mechanism with no guarantee or with δ > 0."""
+    family of every pair of neighbours, both ways (:func:`family_of`); for repeat-and-select
+    (:mod:`optmech.privacy.repeat`), randomised response at its smallest proven ε
+    (``proven_epsilon()``, sharp).  Refused for a mechanism with no guarantee or with
+    δ > 0."""
+    proven = getattr(mechanism, "proven_epsilon", None)
+    if callable(proven) and proven() is not None and math.isfinite(proven()):
+        return Dominance(RANDOMISED_RESPONSE, float(proven()))
     guarantee = getattr(mechanism, "privacy", None)
     if guarantee is None or getattr(guarantee, "delta", 1.0) != 0:
         raise InvalidArgumentError("mechanism", getattr(mechanism, "name", mechanism),
@@ -547,20 +552,32 @@ def _atoms_epsilon(atoms: LossAtoms, delta: float) -> float:
                _one_direction_epsilon(atoms.reversed(), delta))
 
 
-def _published(steps) -> list[tuple[str, float, int]]:
-    """``(published kind, ε, count)`` of every round, for the fallbacks
+def _published(steps) -> list[tuple]:
+    """``(published kind, ε, count[, Rényi curve])`` of every round, for the fallbacks
     (:mod:`optmech.privacy.fallbacks`): bounded range where it is, the Laplace curve where
-    ``dp_accounting`` uses it (permute-and-flip), pure DP otherwise."""
+    ``dp_accounting`` uses it (permute-and-flip), pure DP otherwise; repeat-and-select at
+    its published ε, with its published Rényi curve."""
     out = []
     for step in steps:
         d = dominance_of(step.mechanism)
         if d.kind == IDENTITY:
+            continue
+        rdp = getattr(step.mechanism, "proven_rdp", None)
+        if callable(rdp):
+            out.append(("pure", _published_epsilon(step.mechanism), step.count, rdp))
             continue
         kind = ("bounded-range" if d.kind == BOUNDED_RANGE
                 else "laplace" if step.name.replace("_", "-") in
                 [m.replace("_", "-") for m in _PUBLISHED_LAPLACE] else "pure")
         out.append((kind, d.epsilon, step.count * d.rounds))
     return out
+
+
+def _published_epsilon(mechanism) -> float:
+    """The ε its published guarantee states (the whole run's; for repeat-and-select the
+    literature's, not the base's)."""
+    guarantee = getattr(mechanism, "privacy", None)
+    return float(guarantee.epsilon if guarantee is not None else mechanism.epsilon)
 
 
 # --- the report ---------------------------------------------------------------------------
@@ -771,7 +788,7 @@ class Accountant:
                                     zip(profiles, grid)])
             atoms, pairs = profiles[0]
         lower_eps = None if delta is None else _atoms_epsilon(atoms, delta)
-        black_box = [(s.epsilon, s.count) for s in self.steps
+        black_box = [(_published_epsilon(s.mechanism), s.count) for s in self.steps
                      if dominance_of(s.mechanism).kind != IDENTITY]
         fallback = fallbacks(
             _published(self.steps), black_box, delta, grid,

@@ -22,7 +22,8 @@ at a δ and its δ at a list of ε′:
   Proposition 12): ``min(xi + alpha ε²/8, ε)`` per bounded-range round (the exponential
   mechanism's branch, with its count), the Laplace mechanism's curve per permute-and-flip
   round (the branch ``dp_accounting`` uses for it), randomised response's curve per
-  pure-DP round.
+  pure-DP round, and a round's own published curve where it has one (repeat-and-select:
+  Papernot and Steinke's theorems, as ``dp_accounting``'s ``RepeatAndSelectDpEvent``).
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def _invert(curve, delta: float, top: float) -> float:
 
 def _zcdp(rounds, delta, eps_prime) -> dict:
     rho = sum(count * eps ** 2 / (8.0 if kind == BOUNDED_RANGE else 2.0)
-              for kind, eps, count in rounds)
+              for kind, eps, count, *_ in rounds)
     eps = None if delta is None else rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
     curve = [0.0 if rho == 0 else 1.0 if e <= rho else math.exp(-(e - rho) ** 2 / (4.0 * rho))
              for e in eps_prime]
@@ -115,8 +116,11 @@ def _zcdp(rounds, delta, eps_prime) -> dict:
 def _rdp(rounds, delta, eps_prime) -> dict:
     orders = RDP_ORDERS
     total = np.zeros(orders.size)
-    for kind, eps, count in rounds:
-        if kind == BOUNDED_RANGE:
+    for kind, eps, count, *curve in rounds:
+        if curve and curve[0] is not None:          # a published curve of its own
+            total += count * np.minimum(curve[0](orders), randomised_response_renyi(eps,
+                                                                                    orders))
+        elif kind == BOUNDED_RANGE:
             total += count * em_event_rdp(eps, orders)
         elif kind == LAPLACE:
             total += count * laplace_rdp(eps, orders)
@@ -140,7 +144,8 @@ def fallbacks(rounds, black_box, delta, eps_prime, upper_of) -> dict:
     """Every fallback (module docstring) as ``{name: {"eps", "delta", "source", ...}}``.
 
     ``rounds``: ``(kind, ε, count)`` of every round (kind ``bounded-range``, ``laplace`` or
-    ``pure``); ``black_box``: ``(ε, count)`` of every
+    ``pure``), with a fourth entry, a function ``orders -> Rényi curve``, for a round with a
+    published curve of its own (repeat-and-select: Papernot and Steinke); ``black_box``: ``(ε, count)`` of every
     step as a whole; ``upper_of``: computes the randomised-response composition on the
     certified grid when the exact product is too large."""
     eps_prime = [float(e) for e in eps_prime]

@@ -169,6 +169,7 @@ def test_referee_table_and_markdown(capsys):
     (["account", "--step", "em:0.001:10000000", "--max-work", "1s"], "--step"),
     (["account", "--step", "gem:1:2", "--relation", "monotonic"], "--relation"),
     (["account", "--step", "lattice:1:2", "--n", "3"], "--k"),
+    (["account", "--step", "em:1:2", "--repeat", "poisson:0"], "--repeat"),
 ])
 def test_bad_input_is_one_line_naming_the_option(capsys, argv, option):
     code, out, err = run_cli_error(capsys, "privacy", *argv)
@@ -207,6 +208,23 @@ def test_account_of_the_optimal_lattice_mechanism(capsys):
     assert doc["lower"]["eps"] <= doc["upper"]["eps"] < doc["fallbacks"][
         "randomised_response"]["eps"]
     assert doc["upper"]["eps"] - doc["lower"]["eps"] < 0.02 * doc["upper"]["eps"]
+
+
+def test_account_of_repeat_and_select_steps(capsys):
+    from optmech.privacy.repeat import Repetitions
+    from optmech.privacy.repeat_bounds import sharp_epsilon
+    from optmech.schemas import validate
+
+    doc = _json(capsys, "privacy", "account", "--step", "em:0.1:20", "--repeat",
+                "geometric:0.1", "--delta", "1e-6")
+    validate(doc)
+    step = doc["steps"][0]
+    assert step["dominating"] == "randomised-response"
+    assert step["round_eps"] == pytest.approx(sharp_epsilon(Repetitions.parse(
+        "geometric:0.1"), 0.1), rel=1e-12)
+    assert doc["lower"]["eps"] <= doc["upper"]["eps"] <= doc["fallbacks"]["rdp"]["eps"]
+    # the published 3 eps per run (Liu-Talwar) is what the naive fallback sums
+    assert doc["fallbacks"]["naive"]["eps"] == pytest.approx(20 * 0.3, rel=1e-12)
 
 
 def test_account_table_and_plot(capsys, tmp_path):
