@@ -278,3 +278,6 @@ def test_a_refusal_names_depth(capsys):
     code, _, err = run_cli_error(capsys, "lattice", "solve", "--n", "8", "--k", "8", "--eps",
                                  "0.5", "--max-work", "1s", "--max-memory", "1TB")
     assert code == 2 and "optmech: error: --n, --depth must be small enough" in err
+    code, _, err = run_cli_error(capsys, "lattice", "ratio", "--n", "3", "--k", "0,2", "--eps",
+                                 "1")
+    assert code == 2 and "optmech: error: --depth must be an integer in [1, inf]; got 0" in err
