@@ -191,9 +191,10 @@ RELATIVE_FROM = 1.0
 #: The epsilons a method other than auto, simplex and ipm (which certify every eps of
 #: [1e-9, 700]) is certified on, measured on the same grid; outside, solve_lattice refuses
 #: (InvalidArgumentError naming epsilon).  PDLP below eps = 1 stopped short of optimality
-#: (15 of 25 grid points at n = 3, k = 2); the exact finish ("pdhg") did not end its
-#: bracket at eps <= 3e-8 within minutes, and its single-precision bracket failed the
-#: certificate from eps = 23.
+#: (15 of 25 grid points at n = 3, k = 2); the exact finish ("pdhg") slows down sharply
+#: below 1e-7 (n = 6, k = 3: 2.4 CPU s at 5.6e-8, 7.9 s at 1.8e-8, not done within two
+#: minutes below 1e-8), and its single-precision bracket failed the certificate from
+#: eps = 23.
 METHOD_EPSILONS = {"pdlp": (1.0, MAX_EPSILON), "pdhg": (1e-7, 10.0)}
 #: ... and the largest ``eps k`` a method is certified to (the others: any).  The exact
 #: finish works in probabilities, which span ``e^{-eps k}``: on a log grid of 21 eps in
