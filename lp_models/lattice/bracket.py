@@ -43,8 +43,9 @@ polish is PF).  Each kind of work is due again when it has used less than a fixe
 the work so far (bounds 5 %, row generation 10 %, polishing 10 %, or 25 % while ``U`` lags:
 while the iterate's value is closer to ``L`` than to ``U``); these shares took n = k = 10 to
 width 1e-4 in 145 CPU s (289 with a fixed 10 % for polishing and a second PDHG sequence for
-``L``).  BLAS is held to one thread inside the loop (``threadpoolctl``): an idle OpenBLAS
-worker spinning beside each step cost about 25 % CPU.
+``L``), counted as below in 108 CPU s (115 timed, the same day).  BLAS is held to one
+thread inside the loop (``threadpoolctl``): an idle OpenBLAS worker spinning beside each
+step cost about 25 % CPU.
 
 **Work is counted, not timed.**  The shares are of *estimated* CPU seconds (:data:`_COSTS`:
 a fixed cost per operation and a cost per entry it touches, fitted to measured runs), not of
@@ -65,15 +66,15 @@ single-precision iterates stop narrowing the bracket somewhere between 2e-7 and 
 (measured at n = k = 4 and 6 for eps from 1e-6 to 0.5), hence double below that tolerance,
 and a single-precision run whose bracket is narrower than 1e-3 but has stopped narrowing
 goes on in double from the iterate of its best bound (at n = k = 5, eps = 0.1, asked for
-1e-5: 2.1 CPU s; no convergence in single precision alone).  Below eps = 1e-2 double precision is used throughout:
-single precision rounds the privacy coefficient ``e^-eps`` by up to 3e-8 (half a unit in
-the last place below 1), 3e-6 of eps at eps = 1e-2 and a larger share below, and iterates
-on another LP than the one bracketed: at n = 3, k = 2, eps = 3.2e-7 its iterate stopped at a fixed point
-with the bracket at width 2.3e-3, where no stall is detected, for good, and at eps = 1e-7,
-1e-6 and 1e-4 it took 15 to 22 times the steps of double precision (20,000 against 900 to
-1,700).  Polishing always runs in double: a point polished
-in single precision violates rows by some 1e-7, and the repair then mixed in enough of the
-anchor to leave ``U`` 3.5e-4 above the optimum at n = k = 8.
+1e-5: 2.1 CPU s; no convergence in single precision alone).  Below eps = 1e-2 double
+precision is used throughout: single precision rounds the privacy coefficient ``e^-eps``
+by up to 3e-8 (half a unit in the last place below 1), 3e-6 of eps at eps = 1e-2 and a
+larger share below, and iterates on another LP than the one bracketed: at n = 3, k = 2,
+eps = 3.2e-7 its iterate stopped at a fixed point with the bracket at width 2.3e-3, where
+no stall is detected, for good, and at eps = 1e-7, 1e-6 and 1e-4 it took 15 to 22 times
+the steps of double precision (20,000 against 900 to 1,700).  Polishing always runs in
+double: a point polished in single precision violates rows by some 1e-7, and the repair
+then mixed in enough of the anchor to leave ``U`` 3.5e-4 above the optimum at n = k = 8.
 
 The loop stops when ``(U - L) / L <= tol`` or at the deadline; every bound it returns is
 certified, the bracket is just wider when time runs out.  The run also returns PDHG's last
@@ -412,9 +413,10 @@ class _Bracketing:
     def to_double(self) -> None:
         """Go on in double precision from the iterate whose multipliers gave the best bound
         (the current one if none did): single precision's iterate can have drifted far from
-        any useful one (n = 4, k = 3, eps = 1e-4: multipliers of 3.9e6 by step 11,000,
-        against 0.7 at the best bound), and from there double precision never narrowed the
-        bracket again (width 1.2e-4 after 168,000 steps)."""
+        any useful one (n = 4, k = 3, eps = 1e-4, in single precision as it ran before
+        SINGLE_PRECISION_EPSILON: multipliers of 3.9e6 by step 11,000, against 0.7 at the
+        best bound), and from there double precision never narrowed the bracket again
+        (width 1.2e-4 after 168,000 steps)."""
         self.dtype = np.float64
         self._restart(self.best_iterate)
 
