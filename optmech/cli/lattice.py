@@ -101,8 +101,10 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", choices=METHODS, default="auto",
                         help="auto: certify PF by the chain dual when it is optimal, else "
                              "HiGHS primal simplex from PF (interior point below eps 0.25 on "
-                             "models of 5000+ variables); "
-                             "simplex/ipm/pdlp: that HiGHS solver")
+                             "models of 5000+ variables); simplex/ipm: that HiGHS solver; "
+                             "pdlp: HiGHS's PDLP (eps in [1, 700]); pdhg: the certified "
+                             "bracket finished by the simplex (eps in [1e-7, 10], eps k <= "
+                             "20); outside its range a method is refused")
     parser.add_argument("--time-limit", type=positive_float, default=None,
                         help="seconds for each HiGHS solve")
     add_json_flag(parser)
