@@ -44,7 +44,8 @@ from optmech._version import __version__
 __all__ = ["build_parser", "main"]
 
 # API argument names whose CLI option is spelt differently.
-_OPTION_ALIASES = {"epsilon": "--eps", "epsilons": "--eps", "ns": "--n", "ks": "--k",
+_OPTION_ALIASES = {"epsilon": "--eps", "epsilons": "--eps", "ns": "--n", "ks": "--depth",
+                   "k": "--depth",
                    "cache_dir": "--cache", "name": "--only", "histogram": "--dataset",
                    "source": "--dataset", "out": "--out", "path": "--output",
                    "max_memory": "--max-memory"}

@@ -16,7 +16,7 @@ from optmech.cli._common import (
     output_file,
     positive_float,
 )
-from optmech.cli.lattice import at_least
+from optmech.cli.lattice import add_depth_option, add_yscale_option, at_least
 from optmech.resources import Estimate
 from optmech.tables import text_table
 from optmech.unbounded import unbounded_if_infinite
@@ -29,7 +29,7 @@ MECHANISMS = ("peel-em", "peel-pf", "gumbel", "joint-em", "joint-pf", "canonical
 CONSTRAINTS = ("regular", "private")
 OBJECTIVES = ("l1", "l_1", "l_inf", "k_relative")
 METHODS = ("auto", "simplex", "ipm")
-EXAMPLE = "example: optmech topk lp --n 4 --k 3 --top 2 --eps 0.5,1,2 --plot ratios.png"
+EXAMPLE = "example: optmech topk lp --n 4 --depth 3 --top 2 --eps 0.5,1,2 --plot ratios.png"
 
 
 def add_lp_action(actions) -> None:
@@ -40,12 +40,13 @@ def add_lp_action(actions) -> None:
                     "(permute-and-flip paper's optimal-mechanism LP, arXiv:2010.12603, for T "
                     "outputs; scores 0, -2, ..., -2k, Δ = 1): its certified optimum, the "
                     "expected error summed over the lattice, and the optimality ratio of "
-                    "each top-k mechanism calibrated for the general relation.  With --top "
-                    "1 it is 'lattice solve'.",
+                    "each top-k mechanism calibrated for the general relation.  By default "
+                    "the LP over every symmetric eps-DP mechanism (--constraints private), "
+                    "the comparison of record; the first line of the output names the LP.  "
+                    "With --top 1 --constraints regular it is 'lattice solve'.",
         epilog=EXAMPLE)
     lp.add_argument("--n", required=True, type=at_least(2), help="number of items (>= 2)")
-    lp.add_argument("--k", required=True, type=at_least(1),
-                    help="depth of the lattice (scores 0, -2, ..., -2k; >= 1)")
+    add_depth_option(lp)
     lp.add_argument("--top", required=True, type=at_least(1),
                     help="number T of items returned (1 <= T <= n - 1)")
     lp.add_argument("--eps", required=True, type=float_range,
@@ -53,11 +54,13 @@ def add_lp_action(actions) -> None:
                          "START:STOP:NUM[:log] (one point per value)")
     lp.add_argument("--subsets", action="store_true",
                     help="outputs are T-subsets (unordered) instead of ordered T-tuples")
-    lp.add_argument("--constraints", choices=CONSTRAINTS, default="regular",
-                    help="regular: privacy on every neighbour pair plus monotonicity (an "
-                         "item raised is never less often among the first i outputs; for "
-                         "T = 1 the paper's regular LP); private: privacy only, the optimum "
-                         "over every symmetric eps-DP mechanism")
+    lp.add_argument("--constraints", choices=CONSTRAINTS, default="private",
+                    help="private (default): privacy only, the optimum over every "
+                         "symmetric eps-DP mechanism, the comparison of record (every ratio "
+                         ">= 1); regular: plus monotonicity (an item raised is never less "
+                         "often among the first i outputs: a restriction that joint EM, "
+                         "joint PF and others break; for T = 1 the paper's regular LP, "
+                         "= 'lattice solve')")
     lp.add_argument("--objective", choices=OBJECTIVES, default="l1",
                     help="the expected error summed over the lattice: l1 (l_1; default), "
                          "l_inf or k_relative")
@@ -69,6 +72,7 @@ def add_lp_action(actions) -> None:
                     help="seconds for each HiGHS solve")
     lp.add_argument("--plot", default=None, metavar="FILE.png", type=output_file(),
                     help="write the ratio curves against epsilon to this PNG")
+    add_yscale_option(lp)
     add_csv_flag(lp)
     add_json_flag(lp)
     lp.set_defaults(func=run_lp, estimate=estimate_lp)
@@ -93,7 +97,7 @@ def estimate_lp(args: argparse.Namespace) -> Estimate:
     from optmech.topk.optimum import topk_sweep_estimate
 
     return topk_sweep_estimate(args.n, args.k, args.top, args.eps, ordered=not args.subsets,
-                               constraints=args.constraints).renamed("--n, --k, --top")
+                               constraints=args.constraints).renamed("--n, --depth, --top")
 
 
 def run_lp(args: argparse.Namespace) -> int:
@@ -106,7 +110,7 @@ def run_lp(args: argparse.Namespace) -> int:
     if args.plot is not None:
         from optmech.figures.topk_ratios import plot_topk_ratios, save_figure
 
-        save_figure(plot_topk_ratios(curve), args.plot)
+        save_figure(plot_topk_ratios(curve, args.yscale), args.plot)
     if args.csv is not None:
         curve.to_csv(args.csv)
     points = [_point(o, r) for o, r in zip(curve.optima, curve.results)]
@@ -120,6 +124,19 @@ def run_lp(args: argparse.Namespace) -> int:
     payload = {**shared, **points[0]} if len(points) == 1 else {**shared, "points": points}
     emit(args, payload, lambda p: _render(p, points, args.mechanisms))
     return 0
+
+
+def lp_line(constraint_set: str, ordered: bool, top: int) -> str:
+    """The first line of ``topk lp``'s table: which LP the optimum and the ratios are of."""
+    outputs = ("ordered T-tuples, errors compared position by position" if ordered
+               else "T-subsets")
+    if constraint_set == "private":
+        return (f"LP: private, every symmetric eps-DP mechanism over {outputs} (the "
+                "comparison of record: every ratio >= 1)")
+    if top == 1:
+        return "LP: regular, the paper's LP for T = 1 (as 'lattice solve')"
+    return (f"LP: regular, monotonic mechanisms only over {outputs} (a restriction, not "
+            "the comparison of record: --constraints private)")
 
 
 def _render(p: dict, points: list[dict], mechanisms: list[str]) -> str:
@@ -144,6 +161,7 @@ def _render(p: dict, points: list[dict], mechanisms: list[str]) -> str:
                 + text_table(["epsilon", "total error", "gap", *mechanisms],
                              [(f"{q['epsilon']:g}", q["total_error"], f"{q['gap']:.1e}",
                                *(q["ratios"][m] for m in mechanisms)) for q in points]))
+    text = lp_line(p["constraint_set"], p["ordered"], p["top"]) + "\n" + text
     infeasible = sorted({m for q in points for m in mechanisms if not q["feasible"][m]})
     if infeasible:
         text += ("\nnot feasible for this LP (not monotonic, or not eps-DP on the lattice): "

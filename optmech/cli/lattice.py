@@ -58,6 +58,24 @@ def at_least(minimum: int):
     return parse
 
 
+def add_depth_option(parser: argparse.ArgumentParser, many: bool = False) -> None:
+    """``--depth K`` (one depth, or a comma list with ``many``), stored as ``args.k``: the
+    lattice's depth, the paper's ``k``.  Spelt ``--k`` before, which read as the ``k`` of
+    top-k; ``--k`` still parses."""
+    parser.add_argument("--depth", "--k", dest="k", required=True, metavar="K",
+                        type=int_list if many else at_least(1),
+                        help="depth of the lattice (not a top-k's k): scores 0, -2, ..., -2K "
+                             + ("(a comma list, e.g. 4" if many else "(>= 1")
+                             + "; --k is the old spelling)")
+
+
+def add_yscale_option(parser: argparse.ArgumentParser) -> None:
+    """``--yscale`` of a ratio plot (:func:`optmech.figures.ratio_yscale`)."""
+    parser.add_argument("--yscale", choices=("auto", "linear", "log"), default="auto",
+                        help="y axis of --plot: auto (default; log where the ratios span a "
+                             "decade), linear or log")
+
+
 def _bound_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tol", type=relative_width, default=DEFAULT_TOL,
                         help="target relative width (upper - lower) / lower of the bracket "
@@ -83,8 +101,10 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", choices=METHODS, default="auto",
                         help="auto: certify PF by the chain dual when it is optimal, else "
                              "HiGHS primal simplex from PF (interior point below eps 0.25 on "
-                             "models of 5000+ variables); "
-                             "simplex/ipm/pdlp: that HiGHS solver")
+                             "models of 5000+ variables); simplex/ipm: that HiGHS solver; "
+                             "pdlp: HiGHS's PDLP (eps in [1, 700]); pdhg: the certified "
+                             "bracket finished by the simplex (eps in [1e-7, 10], eps k <= "
+                             "20); outside its range a method is refused")
     parser.add_argument("--time-limit", type=positive_float, default=None,
                         help="seconds for each HiGHS solve")
     add_json_flag(parser)
@@ -127,11 +147,10 @@ def register(subparsers) -> None:
                                description="Certified optimum of the lattice LP for one "
                                            "(n, k, eps) with the optimality ratios of PF, EM "
                                            "and RNM-Laplace.",
-                               epilog="example: optmech lattice solve --n 3 --k 3 --eps 1 "
+                               epilog="example: optmech lattice solve --n 3 --depth 3 --eps 1 "
                                       "--probabilities")
     solve.add_argument("--n", required=True, type=at_least(2), help="number of items (>= 2)")
-    solve.add_argument("--k", required=True, type=at_least(1),
-                       help="depth of the lattice (scores 0, -2, ..., -2k; >= 1)")
+    add_depth_option(solve)
     solve.add_argument("--eps", required=True, type=positive_float, help="epsilon > 0")
     solve.add_argument("--mechanisms", type=mechanism_list, default=list(MECHANISMS),
                        help="ratios to compute (default pf,em,rnm_laplace)")
@@ -161,10 +180,9 @@ def register(subparsers) -> None:
                     "width reached --tol, 'time_limit' when --time-limit (which bounds the "
                     "whole command) ended it first (the bracket is certified either way), "
                     "'exact' when --exact finished it to the certified optimum.",
-        epilog="example: optmech lattice bound --n 6 --k 6 --eps 0.5 --tol 1e-3")
+        epilog="example: optmech lattice bound --n 6 --depth 6 --eps 0.5 --tol 1e-3")
     bound.add_argument("--n", required=True, type=at_least(2), help="number of items (>= 2)")
-    bound.add_argument("--k", required=True, type=at_least(1),
-                       help="depth of the lattice (scores 0, -2, ..., -2k; >= 1)")
+    add_depth_option(bound)
     bound.add_argument("--eps", required=True, type=positive_float, help="epsilon > 0")
     _bound_options(bound)
     bound.add_argument("--mechanisms", type=mechanism_list, default=list(MECHANISMS),
@@ -179,10 +197,10 @@ def register(subparsers) -> None:
     ratio = actions.add_parser("ratio", help="optimality-ratio sweep (Figure 2)",
                                description="Optimality ratios over a grid of eps for every "
                                            "(n, k) pair, optionally plotted.",
-                               epilog="example: optmech lattice ratio --n 3,4 --k 3 --eps "
+                               epilog="example: optmech lattice ratio --n 3,4 --depth 3 --eps "
                                       "0.1:2:8:log")
     ratio.add_argument("--n", required=True, type=int_list, help="comma list, e.g. 3,4,5,6")
-    ratio.add_argument("--k", required=True, type=int_list, help="comma list, e.g. 4")
+    add_depth_option(ratio, many=True)
     ratio.add_argument("--eps", required=True, type=float_range,
                        help="START:STOP:NUM (evenly spaced), START:STOP:NUM:log (evenly spaced "
                             "on a log scale, as Figure 2 is drawn) or a comma list")
@@ -190,6 +208,7 @@ def register(subparsers) -> None:
                        help="curves to compute (default pf,em)")
     ratio.add_argument("--plot", default=None, metavar="FILE.png", type=output_file(),
                        help="write the curves (one panel per mechanism) to this PNG")
+    add_yscale_option(ratio)
     ratio.add_argument("--bound", action="store_true",
                        help="bracket each optimum instead of solving it (as 'lattice "
                             "bound'; --method is then unused and --time-limit is per "
@@ -212,7 +231,7 @@ def _cell_estimate(n: int, k: int, args: argparse.Namespace, bound: bool) -> Est
                                 args.time_limit or DEFAULT_TIME_LIMIT)
     else:
         work = lattice_estimate(n, k, "lp")
-    return (work + lattice_estimate(n, k)).renamed("--n, --k")
+    return (work + lattice_estimate(n, k)).renamed("--n, --depth")
 
 
 def estimate_solve(args: argparse.Namespace) -> Estimate:
@@ -234,13 +253,13 @@ def estimate_bound(args: argparse.Namespace) -> Estimate:
 
 def estimate_ratio(args: argparse.Namespace) -> Estimate:
     """Every (n, k) pair times the epsilons: an LP solve (a bracket with ``--bound``) each."""
-    total = Estimate(0.0, 0, "--n, --k", None)
+    total = Estimate(0.0, 0, "--n, --depth", None)
     for n in args.n:
         for k in args.k:
             cell = _cell_estimate(max(n, 2), max(k, 1), args, args.bound)
             total += Estimate(cell.seconds * len(args.eps), cell.nbytes, cell.argument,
                               (args.n, args.k))
-    return total.renamed("--n, --k, --eps")
+    return total.renamed("--n, --depth, --eps")
 
 
 def aggregate_labels(optimum) -> dict[str, str]:
@@ -398,7 +417,7 @@ def run_ratio(args: argparse.Namespace) -> int:
         from optmech.figures.lattice import plot_ratio_bands, plot_ratio_curves, save_figure
 
         draw = plot_ratio_bands if args.bound else plot_ratio_curves
-        save_figure(draw(curves, args.mechanisms), args.plot)
+        save_figure(draw(curves, args.mechanisms, args.yscale), args.plot)
     if args.csv is not None:
         curves.to_csv(args.csv)
     payload = {"epsilon": list(args.eps), "weighting": args.weighting,

@@ -1,8 +1,8 @@
 """Optimality-ratio curves on the bounded 2Δ-lattice (permute-and-flip paper, Figure 2).
 
 :func:`plot_ratio_curves` draws one panel per mechanism and one curve per ``(n, k)``
-(``yscale="log"`` for a log y axis, where a mechanism far from the optimum would flatten
-the others on a linear one);
+(a log y axis where the ratios span a decade, where a mechanism far from the optimum
+would flatten the others on a linear one; ``yscale`` to choose);
 :func:`figure2` recomputes the three panels of the paper's Figure 2 — (a) PF at ``k = 4``
 for several ``n``, (b) PF at ``n = 4`` for several ``k``, (c) EM at ``n = 4`` for several
 ``k`` — with the eps grid of the authors' notebook (``logspace(-2, 1)``) and the
@@ -15,8 +15,13 @@ import math
 
 import numpy as np
 
-from optmech.figures import new_figure, save_figure
-from optmech.validation import check_choice
+from optmech.figures import (
+    RATIO_YSCALES,
+    new_figure,
+    ratio_yscale,
+    save_figure,
+    set_ratio_yscale,
+)
 
 __all__ = ["FIGURE2_PANELS", "PAPER_THRESHOLD", "YSCALES", "figure2", "plot_ratio_bands",
            "plot_ratio_curves", "save_figure"]
@@ -24,7 +29,7 @@ __all__ = ["FIGURE2_PANELS", "PAPER_THRESHOLD", "YSCALES", "figure2", "plot_rati
 PAPER_THRESHOLD = math.log((3 + math.sqrt(5)) / 2)
 LABELS = {"pf": "permute-and-flip", "em": "exponential mechanism",
           "rnm_laplace": "report-noisy-max (Laplace)"}
-YSCALES = ("linear", "log")
+YSCALES = RATIO_YSCALES
 # (panel title, mechanism, ns, ks) as in Figure 2 (a), (b), (c).
 FIGURE2_PANELS = (("(a) PF, k = 4", "pf", (2, 3, 4, 5, 6), (4,)),
                   ("(b) PF, n = 4", "pf", (4,), (2, 4, 6, 8)),
@@ -41,30 +46,31 @@ def _draw(ax, curves, mechanism, title, yscale="linear"):
 def _frame(ax, title, yscale="linear"):
     ax.axvline(PAPER_THRESHOLD, color="grey", linestyle=":", linewidth=1)
     ax.set_xscale("log")
-    ax.set_yscale(yscale)
+    set_ratio_yscale(ax, yscale)
     ax.set_xlabel("epsilon")
     ax.set_ylabel("optimality ratio")
     ax.set_title(title)
     ax.legend(fontsize="small")
 
 
-def plot_ratio_curves(curves, mechanisms, yscale: str = "linear"):
+def plot_ratio_curves(curves, mechanisms, yscale: str = "auto"):
     """A figure with one panel per mechanism name, one line per
     :class:`~optmech.lattice.ratios.RatioCurve`; epsilon on a log x axis, the ratio on a
-    ``yscale`` (``"linear"`` or ``"log"``) y axis."""
-    check_choice(yscale, "yscale", YSCALES)
+    ``yscale`` y axis: ``"auto"`` (log where the ratios of all panels span a decade, one
+    scale for every panel), ``"linear"`` or ``"log"``."""
+    yscale = ratio_yscale([c.ratios[name] for c in curves for name in mechanisms], yscale)
     fig, axes = new_figure(ncols=len(mechanisms))
     for ax, name in zip(axes[0], mechanisms):
         _draw(ax, curves, name, LABELS.get(name, name), yscale)
     return fig
 
 
-def plot_ratio_bands(bands, mechanisms, yscale: str = "linear"):
+def plot_ratio_bands(bands, mechanisms, yscale: str = "auto"):
     """A figure with one panel per mechanism name and one band per
     :class:`~optmech.lattice.bound.RatioBands`: the certified bracket ``[lo, hi]`` of the
     optimality ratio at each epsilon, filled between its edges; the y axis as in
     :func:`plot_ratio_curves`."""
-    check_choice(yscale, "yscale", YSCALES)
+    yscale = ratio_yscale([b.ratios[name] for b in bands for name in mechanisms], yscale)
     fig, axes = new_figure(ncols=len(mechanisms))
     for ax, name in zip(axes[0], mechanisms):
         for band in bands:

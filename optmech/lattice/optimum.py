@@ -149,6 +149,7 @@ __all__ = [
     "GAP_TOLERANCE",
     "METHODS",
     "METHOD_EPSILONS",
+    "METHOD_EPSILON_DEPTHS",
     "RELATIVE_FROM",
     "LatticeOptimum",
     "LatticeSolutionMechanism",
@@ -190,10 +191,17 @@ RELATIVE_FROM = 1.0
 #: The epsilons a method other than auto, simplex and ipm (which certify every eps of
 #: [1e-9, 700]) is certified on, measured on the same grid; outside, solve_lattice refuses
 #: (InvalidArgumentError naming epsilon).  PDLP below eps = 1 stopped short of optimality
-#: (15 of 25 grid points at n = 3, k = 2); the exact finish ("pdhg") did not end its
-#: bracket at eps <= 3e-8 within minutes, and its single-precision bracket failed the
-#: certificate from eps = 23.
+#: (15 of 25 grid points at n = 3, k = 2); the exact finish ("pdhg") slows down sharply
+#: below 1e-7 (n = 6, k = 3: 2.4 CPU s at 5.6e-8, 7.9 s at 1.8e-8, not done within two
+#: minutes below 1e-8), and its single-precision bracket failed the certificate from
+#: eps = 23.
 METHOD_EPSILONS = {"pdlp": (1.0, MAX_EPSILON), "pdhg": (1e-7, 10.0)}
+#: ... and the largest ``eps k`` a method is certified to (the others: any).  The exact
+#: finish works in probabilities, which span ``e^{-eps k}``: on a log grid of 21 eps in
+#: [1, 10] at 11 sizes (n, k from (2, 2) to (3, 8)) every point with ``eps k <= 20`` was
+#: certified, and from ``eps k`` = 22.3 (n = 4, k = 5) the repair or the certificate failed
+#: at 8 sizes (n = 4, k = 3 at eps = 10 and n = 5, k = 4 at eps = 8, inside [1e-7, 10]).
+METHOD_EPSILON_DEPTHS = {"pdhg": 20.0}
 #: The bracket's relative width at which the exact finish starts from its PDHG point (the
 #: default bracket's: after HiGHS's crossover at n = k = 8, eps = 0.5, the simplex took
 #: 2,543 pivots from a bracket at width 5e-4, 310 from one at 8e-5).
@@ -643,10 +651,13 @@ def solve_lattice(n: int, k: int, epsilon: float, *, weighting: str = "lattice",
         raise InvalidArgumentError("constraints", constraints, "'regular' on the Δ-lattice "
                                    "(Appendix D's LP is defined on the 2Δ-lattice)")
     low, high = METHOD_EPSILONS.get(method, (MIN_EPSILON, MAX_EPSILON))
-    if not low <= epsilon <= high:
-        raise InvalidArgumentError("epsilon", epsilon, f"a number in [{low:g}, {high:g}] "
-                                   f"with method {method!r} (where it is certified; auto, "
-                                   "simplex and ipm cover [1e-09, 700])")
+    depth = METHOD_EPSILON_DEPTHS.get(method, math.inf)
+    if not (low <= epsilon <= high and epsilon * k <= depth):
+        within = (f"[{low:g}, {high:g}]" if depth == math.inf else f"[{low:g}, min({high:g}, "
+                  f"{depth:g} / k)] = [{low:g}, {min(high, depth / k):g}] (depth k = {k})")
+        raise InvalidArgumentError("epsilon", epsilon, f"a number in {within} with method "
+                                   f"{method!r} (where it is certified; auto, simplex and "
+                                   "ipm cover [1e-09, 700])")
     started = time.perf_counter()
     if objective != "sum" or lattice != "2delta" or (
             method in ("simplex", "ipm", "pdlp") and epsilon >= RELATIVE_FROM):

@@ -52,6 +52,12 @@ _CANONICAL_CELL = 2e-7
 _BLOCK_BYTES = 24 * CELLS
 
 
+def _distinct(ordered: np.ndarray) -> int:
+    """How many distinct values a sorted array holds (not ``np.unique``, which imports
+    ``numpy.ma``: 'topk sample --mechanism joint-pf' then loaded it at start-up)."""
+    return int(ordered.size > 0) + int(np.count_nonzero(ordered[1:] != ordered[:-1]))
+
+
 def sampler_estimate(name: str, scores: np.ndarray, top: int, exponent: float,
                      count: int) -> Estimate:
     """The estimate of ``count`` draws of mechanism ``name`` (one of
@@ -69,10 +75,8 @@ def sampler_estimate(name: str, scores: np.ndarray, top: int, exponent: float,
         entries = n * top
         per_draw = _JOINT_CELL * top * top
         if name == "joint-pf":
-            # distinct values without np.unique (which imports numpy.ma: slow start-up)
             ordered = np.sort(scores)
-            distinct = int(np.count_nonzero(np.diff(ordered))) + 1
-            levels = (int(np.count_nonzero(np.diff(ordered[n - top:]))) + 1) * distinct
+            levels = _distinct(ordered[n - top:]) * _distinct(ordered)
             per_draw += _LEVEL_CELL * min(levels, entries)
         seconds = _JOINT_ENTRY_SECONDS * entries + per_draw * count
         nbytes = _JOINT_ENTRY_BYTES * entries

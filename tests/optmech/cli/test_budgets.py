@@ -21,21 +21,21 @@ def test_every_command_has_an_estimate():
       "30000000"], "--size"),                                           # 7.8 CPU s
     (["multiselect", "sample", "--k", "2", "--eps", "1", "--size", "100000000"],
      "--size"),                                                         # 22 CPU s, 5.3 GiB
-    (["lattice", "solve", "--n", "8", "--k", "8", "--eps", "0.5"], "--n, --k"),   # 6.1 s
+    (["lattice", "solve", "--n", "8", "--k", "8", "--eps", "0.5"], "--n, --depth"),   # 6.1 s
     (["lattice", "ratio", "--n", "4,5", "--k", "4,5", "--eps", "0.05:0.6:12"],
-     "--n, --k, --eps"),                                                # 48 cells, 8.8 s
+     "--n, --depth, --eps"),                                            # 48 cells, 8.8 s
     (["reproduce", "--quick", "--only", "selection"], "--only"),
     (["proofs", "check"], "--only"),
     (["multiselect", "cost", "--k", "10000", "--eps", "1", "--h", "square"], "--k"),  # 5.2 s
     (["secretary", "profile", "--n", "100000000", "--p", "0.5"], "--n, --l"),
     (["hetero", "run", "--scenario", "4", "--eps", "0.1:10:20:log"], "--trials"),
     (["multiselect", "dilp", "--k", "2", "--eps", "1", "--ring", "--grid", "400"], "--grid"),
-    (["lattice", "bound", "--n", "8", "--k", "8", "--eps", "0.5"], "--n, --k"),
+    (["lattice", "bound", "--n", "8", "--k", "8", "--eps", "0.5"], "--n, --depth"),
     (["topk", "sample", "--mechanism", "gumbel", "--scores", "3,1,2", "--top", "2", "--eps",
       "1", "--size", "10000000"], "--scores, --top, --size"),
     (["topk", "error", "--mechanism", "peel-pf", "--scores", ",".join(map(str, range(12))),
       "--top", "6", "--eps", "1", "--method", "exact"], "--scores, --top"),
-    (["topk", "lp", "--n", "6", "--k", "8", "--top", "3", "--eps", "1"], "--n, --k, --top"),
+    (["topk", "lp", "--n", "6", "--k", "8", "--top", "3", "--eps", "1"], "--n, --depth, --top"),
     (["privacy", "worst", "--mechanism", "rnm_laplace", "--eps", "1", "--n", "50"], "--n"),
     (["privacy", "referee"], "--only, --quick"),
     (["privacy", "account", "--step", "em:0.01:100000"], "--step"),

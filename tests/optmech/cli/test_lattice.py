@@ -249,3 +249,35 @@ def test_ratio_bound_gives_pairs_and_a_band_plot(capsys, tmp_path):
     code, out, _ = run(capsys, "lattice", "ratio", "--n", "4", "--k", "3", "--eps", "0.5",
                        "--bound")
     assert code == 0 and "converged" in out and "[" in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["solve", "--n", "3", "{}", "2", "--eps", "0.5"],
+    ["bound", "--n", "3", "{}", "2", "--eps", "0.5", "--tol", "1e-3"],
+    ["ratio", "--n", "3", "{}", "1,2", "--eps", "0.5,1"],
+], ids=["solve", "bound", "ratio"])
+def test_depth_keeps_its_old_spelling_k(capsys, argv):
+    """``--depth`` (the lattice's k; ``--k`` read as top-k's k) and the old ``--k`` give the
+    same result; ``--help`` shows both in its first words."""
+    outputs = []
+    for option in ("--depth", "--k"):
+        code, out, _ = run(capsys, "lattice", *[option if a == "{}" else a for a in argv],
+                           "--json")
+        assert code == 0
+        outputs.append({key: value for key, value in json.loads(out).items()
+                        if not key.endswith("seconds") and key not in ("curves", "history")})
+    assert outputs[0] == outputs[1]
+    from optmech.cli import _leaf_parsers, build_parser
+
+    (leaf,) = [p for p in _leaf_parsers(build_parser()) if p.prog == f"optmech lattice {argv[0]}"]
+    assert "--depth K, --k K depth of the lattice (not a top-k's k)" in " ".join(
+        leaf.format_help().split())
+
+
+def test_a_refusal_names_depth(capsys):
+    code, _, err = run_cli_error(capsys, "lattice", "solve", "--n", "8", "--k", "8", "--eps",
+                                 "0.5", "--max-work", "1s", "--max-memory", "1TB")
+    assert code == 2 and "optmech: error: --n, --depth must be small enough" in err
+    code, _, err = run_cli_error(capsys, "lattice", "ratio", "--n", "3", "--k", "0,2", "--eps",
+                                 "1")
+    assert code == 2 and "optmech: error: --depth must be an integer in [1, inf]; got 0" in err

@@ -1,4 +1,5 @@
-"""`optmech topk lp`: the JSON contract, top 1 against `lattice solve`, lists of epsilon,
+"""`optmech topk lp`: the JSON contract, top 1 against `lattice solve`, the default LP (the
+comparison of record) and the line that names it, the old spelling --k, lists of epsilon,
 plot and CSV, one-line refusals."""
 
 import json
@@ -16,7 +17,7 @@ KEYS = {"total_error", "status", "variables", "ratios"}
 
 def test_top_one_is_lattice_solve(capsys):
     code, out, _ = run(capsys, "topk", "lp", "--n", "4", "--k", "3", "--top", "1", "--eps",
-                       "0.3", "--json")
+                       "0.3", "--constraints", "regular", "--json")
     assert code == 0
     ours = json.loads(out)
     code, out, _ = run(capsys, "lattice", "solve", "--n", "4", "--k", "3", "--eps", "0.3",
@@ -34,12 +35,43 @@ def test_json_contract_is_the_library_result(capsys):
     assert code == 0 and without_status(err) == []
     payload = json.loads(out)
     assert KEYS <= set(payload) and payload["schema"] == "optmech.topk.lp/1"
-    optimum = solve_topk(4, 2, 0.7, 2)
+    optimum = solve_topk(4, 2, 0.7, 2, constraints="private")     # the default
+    assert payload["constraint_set"] == "private"
     assert payload["total_error"] == pytest.approx(optimum.total_error, rel=1e-12)
     assert payload["status"] == "Optimal" and payload["variables"] == optimum.num_variables
     assert payload["ratios"] == pytest.approx({r.mechanism: r.ratio
                                                for r in topk_ratios(optimum)}, rel=1e-12)
-    assert payload["feasible"]["joint-em"] is False and payload["feasible"]["peel-em"] is True
+    assert all(payload["feasible"].values())
+
+
+def test_the_default_is_the_comparison_of_record_and_the_first_line_says_so(capsys):
+    """The default LP is the private one, the guide's comparison of record: no mechanism
+    is marked 'not feasible' (the regular LP, the default before, marked 4 of 6 at these
+    arguments: canonical Lipschitz, joint EM, joint PF and peeling PF), every ratio >= 1,
+    and the first line of the table names the LP, for either constraint set."""
+    argv = ["topk", "lp", "--n", "4", "--depth", "4", "--top", "2", "--eps", "2"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and out.splitlines()[0].startswith("LP: private, every symmetric")
+    assert "comparison of record" in out.splitlines()[0] and "not feasible" not in out
+    code, out, _ = run(capsys, *argv, "--constraints", "regular")
+    first = out.splitlines()[0]
+    assert code == 0 and first.startswith("LP: regular") and "not the comparison" in first
+    assert out.count("(not feasible)") == 4
+    code, out, _ = run(capsys, *argv[:-2], "--eps", "0.5,1", "--top", "1", "--constraints",
+                       "regular")
+    assert code == 0 and out.splitlines()[0] == ("LP: regular, the paper's LP for T = 1 (as "
+                                                 "'lattice solve')")
+
+
+def test_the_old_spelling_k_is_the_depth(capsys):
+    outputs = []
+    for option in ("--k", "--depth"):
+        code, out, _ = run(capsys, "topk", "lp", "--n", "3", option, "2", "--top", "2",
+                           "--eps", "0.5", "--json")
+        assert code == 0
+        outputs.append({key: value for key, value in json.loads(out).items()
+                        if key != "cpu_seconds"})
+    assert outputs[0] == outputs[1] and outputs[0]["k"] == 2
 
 
 def test_a_list_of_epsilon_gives_points_a_plot_and_a_table(capsys, tmp_path):
@@ -60,7 +92,7 @@ def test_a_list_of_epsilon_gives_points_a_plot_and_a_table(capsys, tmp_path):
 
 def test_table_names_the_mechanisms_outside_the_regular_class(capsys):
     code, out, _ = run(capsys, "topk", "lp", "--n", "4", "--k", "2", "--top", "2", "--eps",
-                       "0.6")
+                       "0.6", "--constraints", "regular")
     assert code == 0 and "optimality ratio joint-em (not feasible)" in out
     assert "not feasible for this LP" in out
 
@@ -90,7 +122,7 @@ def test_refusals_name_the_option(capsys):
     assert "--top must be an integer in [1, n - 1] = [1, 3]; got 5" in err
     _, _, err = run_cli_error(capsys, "topk", "lp", "--n", "6", "--k", "6", "--top", "2",
                               "--eps", "1", "--max-work", "60s")
-    assert "--n, --k, --top" in err and "CPU time" in err
+    assert "--n, --depth, --top" in err and "CPU time" in err
 
 
 def test_an_uncertified_optimum_is_one_line_exit_1(capsys, monkeypatch):
