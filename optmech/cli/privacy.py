@@ -6,8 +6,8 @@ accountants' claims (:mod:`optmech.privacy`).
 The mechanisms are those of :mod:`optmech.selection`, the heterogeneous-sensitivity
 mechanisms (``gem``, ``mgem``, ``combined_gem``, ``rs_gamma``, ``rs_gamma_tnb``; their
 ``--sensitivity`` is one number per candidate) and the optimal lattice mechanism
-(``lattice``, depth ``--k``, scores on the 2Δ-lattice, sensitivity 1), built here and handed
-to the area by their ``pmf``.
+(``lattice``, depth ``--depth``, or ``--k`` on ``worst`` whose ``--depth`` is its search grid's;
+scores on the 2Δ-lattice, sensitivity 1), built here and handed to the area by their ``pmf``.
 """
 
 from __future__ import annotations
@@ -83,7 +83,26 @@ def _repeat(text: str):
     return Repetitions.parse(text, "--repeat")
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
+def _lattice_depth(parser: argparse.ArgumentParser, use: str, spellings=("--depth", "--k")):
+    # spelt as lattice's (optmech.cli.lattice.add_depth_option), optional here; worst keeps
+    # --k only, its --depth being the search grid's
+    parser.add_argument(*spellings, dest="k", type=positive_int, default=None, metavar="K",
+                        help=f"depth of the optimal lattice mechanism ({use}"
+                             + ("; --k is the old spelling)" if len(spellings) > 1 else ")"))
+    parser.set_defaults(depth_option=spellings[0])
+
+
+def _depth(args, use: str) -> int:
+    """The lattice depth given, or the refusal naming its option for ``use``."""
+    if args.k is None:
+        from optmech.validation import InvalidArgumentError
+
+        raise InvalidArgumentError(args.depth_option, None,
+                                   f"the lattice depth (an integer >= 1) for {use}")
+    return args.k
+
+
+def _common(parser: argparse.ArgumentParser, depth=("--depth", "--k")) -> None:
     # --mechanism and --eps are checked in _require: `pair` takes a base given as --p, --q
     parser.add_argument("--mechanism", type=names(ALL_MECHANISMS), metavar="NAME",
                         help="the mechanism: " + ", ".join(ALL_MECHANISMS)
@@ -101,8 +120,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--monotonic", action="store_true",
                         help="neighbours move every score the same way (selection "
                              "mechanisms, calibrated for it)")
-    parser.add_argument("--k", type=positive_int, default=None,
-                        help="depth of the optimal lattice mechanism (--mechanism lattice)")
+    _lattice_depth(parser, "--mechanism lattice", depth)
     parser.add_argument("--eps-prime", type=_eps_primes, default=None, metavar="LIST",
                         help="eps' values of the delta curve (default: 11 points on [0, eps])")
     parser.add_argument("--plot", metavar="FILE.png", type=output_file(),
@@ -141,7 +159,7 @@ def register(subparsers) -> None:
                     "largest objective (exhaustive grid for small n, then seeded multi-start "
                     "local search): a certified lower bound, realised by the pair printed, "
                     "with the bound a theorem proves beside it.")
-    _common(worst)
+    _common(worst, ("--k",))
     worst.add_argument("--n", required=True, type=positive_int,
                        help=f"candidates, 2 to {MAX_N}")
     worst.add_argument("--objective", choices=OBJECTIVES, default="zcdp_rho",
@@ -181,8 +199,7 @@ def register(subparsers) -> None:
     account.add_argument("--n", type=positive_int, default=2,
                          help="candidates of the lower bound's pairs, 2 to 64 (default 2); "
                               "of the optimal lattice mechanism for lattice steps")
-    account.add_argument("--k", type=positive_int, default=None,
-                         help="depth of the optimal lattice mechanism (lattice steps)")
+    _lattice_depth(account, "lattice steps")
     account.add_argument("--resolution", type=positive_int, default=None,
                          help="grid nodes per epsilon of the smallest round, 2 to 4096 "
                               "(sets the work; default: 16, or 8 or 4 when 16 would take "
@@ -250,7 +267,7 @@ def _pmf_base(args: argparse.Namespace) -> bool:
     if pair and (args.p is not None or args.q is not None):
         mixed = [("--mechanism", args.mechanism), ("--eps", args.eps),
                  ("--scores", args.scores), ("--neighbour", args.neighbour),
-                 ("--sensitivity", args.sensitivity), ("--k", args.k),
+                 ("--sensitivity", args.sensitivity), (args.depth_option, args.k),
                  ("--monotonic", args.monotonic or None)]
         for option, value in mixed:
             if value is not None:
@@ -304,7 +321,7 @@ def estimate_referee(args: argparse.Namespace) -> Estimate:
 
 
 def _build_step_mechanism(name: str, epsilon: float, monotonic: bool, top: int,
-                          n: int = 2, k: int | None = None):
+                          n: int = 2, k: int = 1):
     """Every mechanism ``privacy account`` takes, by name (sensitivity 1); ``lattice``: the
     optimal mechanism on the 2Δ-lattice with ``n`` candidates and depth ``k``, certified on
     that domain only."""
@@ -318,9 +335,6 @@ def _build_step_mechanism(name: str, epsilon: float, monotonic: bool, top: int,
     if name == "lattice":
         from optmech.lattice.optimum import solve_lattice
 
-        if k is None:
-            raise InvalidArgumentError("--k", None, "the lattice depth (an integer >= 1) for a "
-                                                    "lattice step")
         if monotonic:
             raise InvalidArgumentError("--relation", "monotonic", "general for lattice")
         mechanism = solve_lattice(n, k, epsilon).mechanism()
@@ -346,7 +360,9 @@ def _builder(args, lattice_as=None):
     def build(name, epsilon, monotonic, top):
         if lattice_as and name.strip().lower() == "lattice":
             name = lattice_as
-        mechanism = _build_step_mechanism(name, epsilon, monotonic, top, args.n, args.k)
+        lattice = name.strip().lower() == "lattice"
+        mechanism = _build_step_mechanism(name, epsilon, monotonic, top, args.n,
+                                          _depth(args, "a lattice step") if lattice else 1)
         if getattr(args, "repeat", None) is None:
             return mechanism
         from optmech.privacy.repeat import RepeatAndSelect
@@ -379,11 +395,7 @@ def estimate_account(args: argparse.Namespace) -> Estimate:
                                                        ).renamed("--step")
     if not any(s.strip().lower().startswith("lattice") for s in args.step):
         return work
-    if args.k is None:
-        from optmech.validation import InvalidArgumentError
-
-        raise InvalidArgumentError("--k", None, "the lattice depth (an integer >= 1) for a "
-                                                "lattice step")
+    _depth(args, "a lattice step")
     # a family round costs its pairs' atoms (classes x moves x both ways x n) at 40 ns a
     # node where a randomised-response round costs its taps (about 33) at 4 ns
     atoms = 2 * math.comb(args.n + args.k - 1, args.k) * 2 ** args.n * args.n
@@ -449,7 +461,7 @@ def _lattice_estimate(args, n: int) -> Estimate:
     k = args.k or 1
     work = lattice_estimate(max(n, 2), k, "lp") + lattice_estimate(max(n, 2), k)
     return (work + Estimate(0.0, 16.0 * math.comb(n + k, k) * 2 ** n * n, "--n", n)
-            ).renamed("--n, --k")
+            ).renamed("--n, " + args.depth_option)
 
 
 def _check_n(args) -> None:
@@ -487,16 +499,12 @@ class _BoundSensitivities:
 
 
 def _lattice(args, n: int):
-    """The optimal lattice mechanism for ``n`` candidates and depth ``--k``, and its
+    """The optimal lattice mechanism for ``n`` candidates and its depth, and its
     proven bound (ε-DP on the lattice by the LP's privacy rows)."""
     from optmech.lattice.optimum import solve_lattice
     from optmech.privacy.bounds import PURE_DP, ProvenBound
-    from optmech.validation import InvalidArgumentError
 
-    if args.k is None:
-        raise InvalidArgumentError("--k", None, "the lattice depth (an integer >= 1) for "
-                                                "--mechanism lattice")
-    optimum = solve_lattice(n, args.k, args.eps)
+    optimum = solve_lattice(n, _depth(args, "--mechanism lattice"), args.eps)
     mechanism = optimum.mechanism()
     mechanism.epsilon, mechanism.name = args.eps, "lattice"
     bound = ProvenBound(PURE_DP, args.eps, "eps-DP on the 2Delta-lattice by the LP's privacy "

@@ -102,7 +102,7 @@ def test_curves_of_the_mechanisms_the_cli_builds_match_their_definitions(
     eps, orders, grid = 1.0, [1.0, 2.0, 8.0], [0.0, 0.5]
     extra = [] if name == "lattice" else ["--sensitivity", ",".join(map(str, sensitivity))]
     doc = _json(capsys, "privacy", "pair", "--mechanism", name, "--eps", str(eps),
-                *(["--k", "2"] if name == "lattice" else []), *extra,
+                *(["--depth", "2"] if name == "lattice" else []), *extra,
                 "--scores", ",".join(map(str, scores)),
                 "--neighbour", ",".join(map(str, neighbour)),
                 "--orders", ",".join(map(str, orders)), "--eps-prime", "0,0.5")
@@ -150,7 +150,8 @@ def test_referee_table_and_markdown(capsys):
     (["pair", "--mechanism", "pf", "--eps", "1", "--scores", "0,0", "--neighbour", "1,0",
       "--orders", "0.5"], "--orders"),
     (["pair", "--mechanism", "lattice", "--eps", "1", "--scores", "0,-1", "--neighbour",
-      "1,-2"], "--k"),
+      "1,-2"], "--depth"),
+    (["worst", "--mechanism", "lattice", "--eps", "1", "--n", "3"], "--k"),
     (["worst", "--mechanism", "em", "--eps", "1", "--n", "1"], "--n"),
     (["worst", "--mechanism", "em", "--eps", "1", "--n", "201"], "--n"),
     (["worst", "--mechanism", "em", "--eps", "1", "--n", "3", "--objective", "tv"],
@@ -168,7 +169,7 @@ def test_referee_table_and_markdown(capsys):
     (["account", "--step", "em:0.1", "--n", "1"], "--n"),
     (["account", "--step", "em:0.001:10000000", "--max-work", "1s"], "--step"),
     (["account", "--step", "gem:1:2", "--relation", "monotonic"], "--relation"),
-    (["account", "--step", "lattice:1:2", "--n", "3"], "--k"),
+    (["account", "--step", "lattice:1:2", "--n", "3"], "--depth"),
     (["account", "--step", "em:1:2", "--repeat", "poisson:0"], "--repeat"),
 ])
 def test_bad_input_is_one_line_naming_the_option(capsys, argv, option):
@@ -200,7 +201,7 @@ def test_account_json_follows_its_schema_and_brackets(capsys):
 def test_account_of_the_optimal_lattice_mechanism(capsys):
     from optmech.schemas import validate
 
-    doc = _json(capsys, "privacy", "account", "--step", "lattice:0.5:20", "--n", "3", "--k",
+    doc = _json(capsys, "privacy", "account", "--step", "lattice:0.5:20", "--n", "3", "--k",  # the old spelling of --depth
                 "2", "--delta", "1e-6")
     validate(doc)
     assert doc["steps"][0]["dominating"] == "family"
