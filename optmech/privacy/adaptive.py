@@ -17,7 +17,9 @@ so it may depend on ``x``):
 
 * **Fixed step** (a mechanism all of whose pairs are dominated by one pair ``D``: randomised
   response for pure ε-DP, the Laplace pair for permute-and-flip and report-noisy-max;
-  :mod:`optmech.privacy.dominating`): ``W_j(x) = E_{L ~ P_D}[W_{j-1}(x - L)]``.  Every
+  :mod:`optmech.privacy.dominating`; the Gaussian pair, whose unbounded tails are moved to
+  outputs of loss ``+inf`` and ``-inf``, which dominates it): ``W_j(x) = E_{L ~
+  P_D}[W_{j-1}(x - L)]``, with ``W_{j-1}(-inf) = 1``.  Every
   ``W_j`` is convex and non-increasing in ``alpha = e^x`` (induction: a positive combination
   of ``W(alpha e^-L)``, a sup of such), so ``y W(alpha / y)`` is convex in ``y`` (a
   perspective) and the expectation of it over a pair dominated by ``D`` is at most over
@@ -76,7 +78,9 @@ below 1e-30 are not stored, and the bound stands in for them.  The steps not yet
 (earlier in time) shift ``x`` by their loss, whose lower tail obeys the same inequality
 (their conditional means are >= 0), so values of ``W_j`` beyond the largest ``eps'`` asked
 plus that tail change ``delta`` by less than 1e-30: nodes there are not stored either, and
-the Azuma-Hoeffding bound (a valid, looser upper bound) stands in for them too.
+the Azuma-Hoeffding bound (a valid, looser upper bound) stands in for them too.  A step
+with mass escaping to ``+inf`` adds it to every value: ``P(S > x)`` is at most the escaped
+mass plus the Azuma-Hoeffding bound of the finite losses.
 """
 
 from __future__ import annotations
@@ -120,6 +124,9 @@ class FixedStep:
     spread: float
     #: The mean loss under ``P`` (the pair's KL divergence).
     mean: float
+    #: ``P``-mass of the loss ``+inf`` (outputs ``Q`` never gives: an unbounded pair's
+    #: tails, :data:`~optmech.privacy.dominating.GAUSSIAN`); 0 for a bounded pair.
+    escape: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -137,8 +144,10 @@ class HockeyStickBound:
     mean: float = 0.0
     #: Sum of the composed steps' squared loss ranges (Azuma-Hoeffding).
     variance: float = 0.0
-    #: The largest total loss the composed steps can have (``W = 0`` above it).
+    #: The largest finite total loss the composed steps can have (``W <= escape`` above).
     largest: float = 0.0
+    #: Sum of the composed steps' ``P``-masses of the loss ``+inf`` (:class:`FixedStep`).
+    escape: float = 0.0
 
     @classmethod
     def terminal(cls, step: float) -> "HockeyStickBound":
@@ -150,8 +159,9 @@ class HockeyStickBound:
     # -- reading W ---------------------------------------------------------------------
 
     def tail(self, x: np.ndarray) -> np.ndarray:
-        """The bound on ``W(x)`` beyond the stored nodes: Azuma-Hoeffding, 0 above the
-        largest loss, never above the last stored value."""
+        """The bound on ``W(x)`` beyond the stored nodes: Azuma-Hoeffding on the finite
+        losses, 0 above the largest, plus the mass that escaped to ``+inf``; never above the
+        last stored value."""
         x = np.asarray(x, dtype=float)
         if self.variance == 0.0:
             bound = np.where(x >= self.largest, 0.0, 1.0)
@@ -159,7 +169,7 @@ class HockeyStickBound:
             excess = np.maximum(x - self.mean, 0.0)
             bound = np.where(x >= self.largest, 0.0,
                              np.exp(-2.0 * excess * excess / self.variance))
-        return np.minimum(bound, self.values[-1])
+        return np.minimum(bound + self.escape, self.values[-1])
 
     def node_values(self, lo: int, hi: int) -> np.ndarray:
         """``W`` at the nodes ``lo .. hi - 1`` (any integers): stored values, the symmetry
@@ -239,16 +249,18 @@ class HockeyStickBound:
         return replace(self, step=step, values=(1.0 - weight) * w[i] + weight * w[i + 1])
 
     def apply_fixed(self, step: FixedStep, reach: float = math.inf) -> "HockeyStickBound":
-        """``W'(x) = sum_j p_j W(x - l_j)`` (module docstring), at every node kept."""
+        """``W'(x) = sum_j p_j W(x - l_j) + escape`` (module docstring; ``W(-inf) = 1``), at
+        every node kept."""
         mean = self.mean + step.mean
         variance = self.variance + step.spread ** 2
         largest = self.largest + (step.start + step.masses.size - 1) * self.step
         n = kept_nodes(self.step, mean, variance, largest, reach)
         # W'(x_i) = sum_j p_j W(x_{i - start - j}): a convolution over the needed nodes
         w = self.node_values(-step.start - step.masses.size + 1, n - step.start)
-        values = np.convolve(w, step.masses, mode="valid")
+        values = np.convolve(w, step.masses, mode="valid") + step.escape
         values = np.minimum(values * (1.0 + ROUNDING_INFLATION * step.masses.size), 1.0)
-        return replace(self, values=values, mean=mean, variance=variance, largest=largest)
+        return replace(self, values=values, mean=mean, variance=variance, largest=largest,
+                       escape=self.escape + step.escape)
 
     def apply_family(self, losses: np.ndarray, masses: np.ndarray, reach: float = math.inf
                      ) -> "HockeyStickBound":

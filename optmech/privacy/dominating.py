@@ -65,6 +65,16 @@ number of candidates and both neighbouring relations:
     of candidates (tight on two: there permute-and-flip is the sign of the Laplace
     mechanism on the gap), though the two distributions are not identical.
 
+**The Gaussian pair** ``N(0, 1)`` against ``N(μ, 1)`` (μ-Gaussian differential privacy:
+Dong, Roth and Su, *Gaussian differential privacy*, arXiv:1905.02383, Definition 2.6; the
+Gaussian mechanism with noise ``σ`` on a query of ℓ2 sensitivity ``Δ₂`` is ``Δ₂/σ``-GDP, their
+Theorem 2.7): report-noisy-max with Gaussian noise is a post-processing of the Gaussian
+mechanism on the score vector.  Its loss is unbounded (``N(μ²/2, μ²)`` under ``P``); the
+grid keeps ``|l| <= μ²/2 + z μ`` with ``Φ(-z) = 1e-40`` and moves each tail to outputs only
+one side gives (``P``-mass to the loss ``+inf``, ``Q``-mass to ``-inf``): for every set of
+outputs ``(P(S) - α Q(S))_+ <= P(S)``, so the result dominates the pair.  Its curve is
+``Φ(μ/2 - eps'/μ) - e^eps' Φ(-μ/2 - eps'/μ)`` (Dong, Roth and Su, Corollary 2.13).
+
 **A finite family** (the optimal lattice mechanism): its every pair of lattice neighbours,
 both directions; the composition takes the worst member at every step.
 
@@ -80,20 +90,23 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import special
 
 from optmech.privacy.accountants import laplace_delta
 from optmech.privacy.adaptive import FixedStep
 from optmech.privacy.bounds import bounded_range_delta, randomised_response_delta
 from optmech.validation import InvalidArgumentError, check_nonnegative
 
-__all__ = ["BOUNDED_RANGE", "FAMILY", "IDENTITY", "LAPLACE", "RANDOMISED_RESPONSE",
-           "Dominance", "Paper", "spread_on_grid"]
+__all__ = ["BOUNDED_RANGE", "FAMILY", "GAUSSIAN", "IDENTITY", "LAPLACE",
+           "RANDOMISED_RESPONSE", "Dominance", "Paper", "gaussian_delta", "gaussian_step",
+           "spread_on_grid"]
 
 BOUNDED_RANGE = "bounded-range"
 LAPLACE = "laplace"
 RANDOMISED_RESPONSE = "randomised-response"
 FAMILY = "family"
 IDENTITY = "identity"
+GAUSSIAN = "gaussian"
 
 
 @dataclass(frozen=True)
@@ -129,6 +142,8 @@ DING = Paper("The permute-and-flip mechanism is identical to report-noisy-max wi
              "2105.07260")
 OWN = Paper("Laplace domination of report-noisy-max", "optmech",
             None, "optmech.privacy.dominating, proof in the module docstring")
+GDP = Paper("Gaussian differential privacy", "Dong, Roth and Su", "1905.02383",
+            "Theorem 2.7 (the Gaussian mechanism), Corollary 2.13 (its curve)")
 LATTICE = Paper("Permute-and-flip: a new mechanism for differentially private selection",
                 "McKenna and Sheldon", "2010.12603", "Appendix D's LP: eps-DP on the "
                                                      "bounded 2Delta-lattice")
@@ -142,9 +157,14 @@ _STATEMENTS = {
     LAPLACE: "every pair is a post-processing of Laplace(0, 1) against Laplace(eps, 1)",
     FAMILY: "the exact worst over every pair of the finite domain, at every step",
     IDENTITY: "the output does not depend on the data",
+    GAUSSIAN: "every pair is a post-processing of N(0, 1) against N(mu, 1) (mu-GDP)",
 }
 _PAPERS = {RANDOMISED_RESPONSE: (KOV, MURTAGH_VADHAN, ZDW), BOUNDED_RANGE: (DDR, ZDW),
-           LAPLACE: (OWN, DING, ZDW), FAMILY: (LATTICE, ZDW), IDENTITY: ()}
+           LAPLACE: (OWN, DING, ZDW), FAMILY: (LATTICE, ZDW), IDENTITY: (),
+           GAUSSIAN: (GDP, ZDW)}
+
+#: ``z`` with ``Φ(-z) = 1e-40``: where the Gaussian pair's loss is cut (module docstring).
+GAUSSIAN_CUT = float(-special.ndtri(1e-40))
 
 
 # Gauss-Legendre nodes and weights on [0, 1] for the density part of a spread (8 nodes: the
@@ -154,30 +174,33 @@ _GL_X, _GL_W = np.polynomial.legendre.leggauss(8)
 _GL_X, _GL_W = (_GL_X + 1.0) / 2.0, _GL_W / 2.0
 
 
-def spread_on_grid(step: float, losses=(), masses=(), density=None) -> FixedStep:
+def spread_on_grid(step: float, losses=(), masses=(), density=None,
+                   escape: float = 0.0) -> FixedStep:
     """The pair moved onto the losses ``j * step``: each likelihood ratio ``y = e^l`` split
     between its neighbouring nodes ``e^(j h) <= y <= e^((j+1) h)`` keeping the ``Q``-mean
     (a mean-preserving spread, so the result dominates the pair for every ``alpha >= 0``:
     its hockey-stick curve is the chord interpolation of the pair's at the nodes).
 
-    ``losses``, ``masses``: atoms (finite losses, ``P``-masses); ``density``: ``(C, lo,
-    hi)`` for the ``P``-density ``C e^(l/2)`` on ``(lo, hi)`` (the continuous part of the
-    Laplace pair).  In ``P``-masses a loss ``l = (j + s/h) h`` sends
-    ``expm1(h - s) / expm1(h)`` of its mass to node ``j`` and the rest,
-    ``e^(h - s) expm1(s) / expm1(h)``, to node ``j + 1``.
+    ``losses``, ``masses``: atoms (finite losses, ``P``-masses); ``density``: ``(f, lo,
+    hi)`` for a ``P``-density ``f(l)`` of the loss on ``(lo, hi)``, analytic there (the
+    continuous part of the Laplace and Gaussian pairs); ``escape``: ``P``-mass of the loss
+    ``+inf``.  In ``P``-masses a loss ``l = (j + s/h) h`` sends ``expm1(h - s) / expm1(h)``
+    of its mass to node ``j`` and the rest, ``e^(h - s) expm1(s) / expm1(h)``, to node ``j +
+    1``.  The step's mean is that of its finite losses given that none escaped (the
+    Azuma-Hoeffding bound of :mod:`optmech.privacy.adaptive` adds the escaped mass).
     """
     h = float(step)
     losses = np.asarray(losses, dtype=float)
     masses = np.asarray(masses, dtype=float)
     points, weights = [losses], [masses]
     if density is not None:
-        c, lo, hi = density
+        f, lo, hi = density
         edges = np.concatenate([[lo], np.arange(math.floor(lo / h) + 1, math.ceil(hi / h))
                                 * h, [hi]])
         width = np.diff(edges)
         x = edges[:-1, None] + width[:, None] * _GL_X[None, :]
         points.append(x.ravel())
-        weights.append((c * np.exp(x / 2.0) * width[:, None] * _GL_W[None, :]).ravel())
+        weights.append((f(x) * width[:, None] * _GL_W[None, :]).ravel())
     points = np.concatenate(points)
     weights = np.concatenate(weights)
     j = np.floor(points / h)
@@ -195,7 +218,35 @@ def spread_on_grid(step: float, losses=(), masses=(), density=None) -> FixedStep
     out = out[keep[0]:keep[-1] + 1]
     nodes = nodes[keep[0]:keep[-1] + 1]
     return FixedStep(first + int(keep[0]), out, float(nodes[-1] - nodes[0]),
-                     float((out * nodes).sum()))
+                     float((out * nodes).sum() / out.sum()), float(escape))
+
+
+def gaussian_delta(mu: float, eps_prime) -> np.ndarray:
+    """``delta(eps') = Φ(μ/2 - eps'/μ) - e^eps' Φ(-μ/2 - eps'/μ)`` of the μ-GDP pair, in
+    logarithms (``log Φ``) so that values far below 1e-300 keep their digits."""
+    e = np.asarray(eps_prime, dtype=float)
+    mu = float(mu)
+    if mu == 0.0:
+        return np.zeros(e.shape)
+    log_a = special.log_ndtr(mu / 2.0 - e / mu)
+    log_b = special.log_ndtr(-mu / 2.0 - e / mu) + e
+    with np.errstate(divide="ignore"):
+        return np.exp(log_a) * -np.expm1(np.minimum(log_b - log_a, 0.0))
+
+
+def gaussian_step(mu: float, step: float) -> FixedStep:
+    """The μ-GDP pair on the grid ``step``: its loss density ``φ((l - μ²/2)/μ)/μ`` on ``|l|
+    <= μ²/2 + zμ`` spread onto the nodes, both tails' ``P``-mass escaping to ``+inf``
+    (module docstring)."""
+    mu = float(mu)
+    half = mu * mu / 2.0
+    cut = half + GAUSSIAN_CUT * mu
+    escape = float(special.ndtr(-GAUSSIAN_CUT) + special.ndtr(-GAUSSIAN_CUT - mu))
+
+    def density(loss):
+        z = (loss - half) / mu
+        return np.exp(-0.5 * z * z) / (mu * math.sqrt(2.0 * math.pi))
+    return spread_on_grid(step, density=(density, -cut, cut), escape=escape)
 
 
 @dataclass(frozen=True)
@@ -205,9 +256,9 @@ class Dominance:
     ``(losses, P-masses)`` rows."""
 
     #: What dominates one round: :data:`BOUNDED_RANGE`, :data:`LAPLACE`,
-    #: :data:`RANDOMISED_RESPONSE`, :data:`FAMILY` or :data:`IDENTITY`.
+    #: :data:`RANDOMISED_RESPONSE`, :data:`GAUSSIAN`, :data:`FAMILY` or :data:`IDENTITY`.
     kind: str
-    #: The ε of one round.
+    #: The parameter of one round's pair: its ε (for :data:`GAUSSIAN`, μ).
     epsilon: float
     #: Rounds in one run (T for peeling top-T).
     rounds: int = 1
@@ -245,6 +296,8 @@ class Dominance:
             return laplace_delta(self.epsilon, e)
         if self.kind == RANDOMISED_RESPONSE:
             return randomised_response_delta(self.epsilon, e)
+        if self.kind == GAUSSIAN:
+            return gaussian_delta(self.epsilon, e)
         if self.kind == FAMILY:
             from optmech.privacy.divergences import hockey_stick
 
@@ -266,15 +319,18 @@ class Dominance:
         largest ``delta`` of any binary pair with losses ``t``, ``t - ε`` (tests check it)."""
         eps = self.epsilon
         if self.kind == BOUNDED_RANGE:
-            return spread_on_grid(step, density=(math.exp(-eps / 2.0) / (2 * -math.expm1(-eps)),
-                                                 -eps, eps))
+            c = math.exp(-eps / 2.0) / (2 * -math.expm1(-eps))
+            return spread_on_grid(step, density=(lambda l: c * np.exp(l / 2.0), -eps, eps))
         if self.kind == LAPLACE:
+            c = 0.25 * math.exp(-eps / 2.0)
             return spread_on_grid(step, [eps, -eps], [0.5, 0.5 * math.exp(-eps)],
-                                  (0.25 * math.exp(-eps / 2.0), -eps, eps))
+                                  (lambda l: c * np.exp(l / 2.0), -eps, eps))
+        if self.kind == GAUSSIAN:
+            return gaussian_step(eps, step)
         if self.kind == RANDOMISED_RESPONSE:
             top = 1.0 / (1.0 + math.exp(-eps))
             return spread_on_grid(step, [eps, -eps], [top, 1.0 - top])
         if self.kind == IDENTITY:
             return spread_on_grid(step, [0.0], [1.0])
         raise InvalidArgumentError("kind", self.kind, "a single dominating pair (laplace, "
-                                   "randomised-response, identity)")
+                                   "randomised-response, gaussian, identity)")
