@@ -62,7 +62,8 @@ def build_parser(command: str | None = None):
     parser = OneLineParser(
         prog="optmech",
         description="Optimal differentially private selection: exact mechanisms, "
-                    "LP optima, and machine-checked closed forms.")
+                    "LP optima, and machine-checked closed forms.",
+        epilog="example: optmech select error --mechanism pf --scores 0,-1,-3 --eps 1")
     parser.add_argument("--version", action="version", version=f"optmech {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND",
                                        parser_class=OneLineParser)

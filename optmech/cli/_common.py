@@ -38,6 +38,7 @@ __all__ = [
     "nonnegative_float",
     "number",
     "check_writable_path",
+    "example_lines",
     "one_line",
     "output_dir",
     "output_file",
@@ -69,12 +70,36 @@ def fail_usage(message: str) -> None:
 
 class _HelpFormatter(argparse.HelpFormatter):
     """argparse's formatter, except that the example closing a ``--help`` page (an epilog
-    starting ``example: ``) is never wrapped: it stays one line a user can copy."""
+    starting ``example: ``) is wrapped as a shell command: between options, each line but
+    the last ending in `` \\``, so what a user copies still runs as one command, and the
+    page keeps within the terminal's width (``topk sample``'s example ran to 87 columns
+    as one line)."""
 
     def _fill_text(self, text, width, indent):
         if text.startswith("example: "):
-            return indent + text
+            return "\n".join(indent + line for line in example_lines(text, width))
         return super()._fill_text(text, width, indent)
+
+
+def example_lines(text: str, width: int) -> list[str]:
+    """``text`` (one command line) in lines of at most ``width`` characters, broken before
+    an option (``--name`` with its values stays on one line), every line but the last
+    ending in `` \\`` and the ones after the first indented by four spaces.  An option
+    longer than a line by itself is not broken."""
+    groups: list[str] = []
+    for word in text.split():
+        if word.startswith("--") or not groups:
+            groups.append(word)
+        else:
+            groups[-1] += " " + word
+    lines = [groups[0]]
+    for group in groups[1:]:
+        if len(lines[-1]) + 1 + len(group) + 2 <= width:
+            lines[-1] += " " + group
+        else:
+            lines[-1] += " \\"
+            lines.append("    " + group)
+    return lines
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -83,7 +108,7 @@ class OneLineParser(argparse.ArgumentParser):
     starting with ``-`` that is not a plain number for an option), and that takes options
     only as spelt in full (``allow_abbrev=False``: ``--jso`` is not ``--json``; every
     sub-command's parser is of this class, so the rule holds at every depth), and whose
-    closing example is one unbroken line.
+    closing example is one command a shell reads whole (:func:`example_lines`).
 
     Every option's value is converted under
     :func:`~optmech.validation.refuse_overflow`: a value whose own arithmetic overflows a

@@ -120,7 +120,8 @@ def register(subparsers) -> None:
         "lattice", help="optimal regular mechanism on the bounded 2Δ-lattice",
         description="The LP of the optimal regular mechanism on the bounded 2Δ-lattice "
                     "(permute-and-flip paper, Section 5 and Appendix D): certified optimum "
-                    "and optimality ratios (Figure 2).  Errors are in units of Δ = 1.")
+                    "and optimality ratios (Figure 2).  Errors are in units of Δ = 1.",
+        epilog="example: optmech lattice solve --n 3 --k 3 --eps 1")
     actions = add_actions(parser, metavar="{solve,bound,ratio}")
 
     solve = actions.add_parser("solve", help="certified optimum and optimality ratios",
