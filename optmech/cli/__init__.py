@@ -144,16 +144,16 @@ def main(argv: list[str] | None = None) -> int:
     arguments (as a library), the caller's SIGTERM handler is restored afterwards."""
     previous = _set_handler(signal.SIGTERM, _terminate)
     try:
-        status = _run(argv)
+        try:
+            return _run(argv)
+        finally:        # a signal after this is ignored (the program) or the caller's
+            if argv is None:
+                for signum in _STOPS:
+                    _set_handler(signum, signal.SIG_IGN)
+            elif previous is not None:
+                _set_handler(signal.SIGTERM, previous)
     except KeyboardInterrupt as stop:
-        status = _stopped(signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT)
-    finally:
-        if argv is not None and previous is not None:
-            _set_handler(signal.SIGTERM, previous)
-    if argv is None:
-        for signum in _STOPS:
-            _set_handler(signum, signal.SIG_IGN)
-    return status
+        return _stopped(signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT)
 
 
 def _set_handler(signum, handler):

@@ -213,20 +213,40 @@ def test_ctrl_c_while_the_parser_imports_the_commands_is_one_line(capsys, monkey
     assert captured.out == "" and captured.err == "optmech: interrupted\n"
 
 
-def test_ctrl_c_after_the_result_is_ignored_by_the_program(capsys, monkeypatch):
-    """Run as the program, ``main`` ignores Ctrl-C once its status is known: the
+def test_signals_after_the_result_are_ignored_by_the_program(capsys, monkeypatch):
+    """Run as the program, ``main`` ignores Ctrl-C and SIGTERM once its status is known: the
     interpreter's teardown restores the default handler, and a Ctrl-C there killed the
     process by signal (status -2) after the whole result was printed.  Called with
-    arguments (as a library), it leaves the caller's handler alone."""
+    arguments (as a library), it leaves the caller's handlers as they were."""
     import optmech.cli
 
     monkeypatch.setattr(sys, "argv", ["optmech", "select", "pmf", "--mechanism", "em",
                                       "--scores", "0,-1", "--eps", "1", "--json"])
+    saved = signal.getsignal(signal.SIGTERM)
     try:
         assert optmech.cli.main() == 0
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, saved)
     assert json.loads(capsys.readouterr().out)["schema"] == "optmech.select.pmf/1"
     assert optmech.cli.main(sys.argv[1:]) == 0
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGTERM) is saved
+
+
+def test_sigterm_inside_a_library_call_of_main_is_status_143(capsys, monkeypatch):
+    """``main(argv)`` turns SIGTERM into :class:`~optmech.cli.Terminated` while it runs: one
+    line and status 143, as Ctrl-C is one line and 130."""
+    import optmech.cli
+
+    def terminated(*_):
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise AssertionError("the signal did not stop the run")   # pragma: no cover
+
+    monkeypatch.setattr(optmech.cli, "build_parser", terminated)
+    saved = signal.getsignal(signal.SIGTERM)
+    assert optmech.cli.main(["select", "pmf"]) == 143
+    assert capsys.readouterr().err == "optmech: terminated\n"
+    assert signal.getsignal(signal.SIGTERM) is saved
