@@ -18,9 +18,9 @@ import os
 import signal
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor
 
-from optmech.sweep.cells import _call
+from optmech.sweep.executor import run_on_executor
 
 __all__: list[str] = []
 
@@ -85,16 +85,17 @@ def _signals_held():
 
 
 def _run_pool(fn, cells, todo, finish, workers: int, policy) -> None:
+    """The cells on a new local pool of ``workers`` processes
+    (:func:`~optmech.sweep.executor.run_on_executor`, the workers forked with the signals
+    held), stopped at once if the sweep stops."""
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
                                initargs=(os.getpid(),))
     try:
-        with _signals_held():   # the workers are forked at the first submit
-            futures = {pool.submit(_call, fn, cells[i], policy): i for i in todo}
-        for future in as_completed(futures):
-            finish(futures[future], future.result())
+        # the workers are forked at the first submit
+        run_on_executor(pool, fn, cells, todo, finish, policy, submitting=_signals_held)
     except BaseException:
-        # Stop at once (Ctrl-C, a failed cell): cancel what has not started and end the
-        # workers still computing, or the interpreter would wait for them at exit.
+        # Stop at once (Ctrl-C, a failed cell): end the workers still computing, or the
+        # interpreter would wait for them at exit.
         for process in list(getattr(pool, "_processes", {}).values()):
             process.terminate()
         pool.shutdown(wait=False, cancel_futures=True)
