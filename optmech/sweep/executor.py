@@ -45,20 +45,27 @@ def is_dask_client(value) -> bool:
 
 
 def run_on_executor(executor, fn, cells, todo, finish, policy,
-                    submitting=contextlib.nullcontext) -> None:
+                    submitting=contextlib.nullcontext, stop=None) -> None:
     """Submit the cells ``todo`` (indices into ``cells``) to ``executor`` inside the context
     ``submitting()`` and call ``finish(index, result)`` as each one ends; on any exception
-    (Ctrl-C included) cancel what has not finished, then raise it."""
-    with submitting():
-        futures = {executor.submit(_call, fn, cells[i], policy): i for i in todo}
+    (Ctrl-C included) call ``stop(futures)`` (default: cancel every future not finished),
+    then raise it."""
+    futures: dict = {}
     try:
+        with submitting():      # a signal held there is raised here, when it ends
+            for i in todo:
+                futures[executor.submit(_call, fn, cells[i], policy)] = i
         for future in _as_completed(futures):
             finish(futures[future], future.result())
     except BaseException:
-        for future in futures:
-            with contextlib.suppress(Exception):
-                future.cancel()
+        (stop or _cancel)(futures)
         raise
+
+
+def _cancel(futures) -> None:
+    for future in futures:
+        with contextlib.suppress(Exception):
+            future.cancel()
 
 
 def _as_completed(futures):

@@ -90,14 +90,18 @@ def _run_pool(fn, cells, todo, finish, workers: int, policy) -> None:
     held), stopped at once if the sweep stops."""
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
                                initargs=(os.getpid(),))
-    try:
-        # the workers are forked at the first submit
-        run_on_executor(pool, fn, cells, todo, finish, policy, submitting=_signals_held)
-    except BaseException:
+
+    def stop(_futures) -> None:
         # Stop at once (Ctrl-C, a failed cell): end the workers still computing, or the
-        # interpreter would wait for them at exit.
+        # interpreter would wait for them at exit.  The pool cancels what has not started
+        # (cancelling the futures one by one here raced with the pool's own handling of the
+        # workers it saw end: "InvalidStateError: CANCELLED" from its thread, in 5 of 10
+        # runs stopped by SIGTERM)
         for process in list(getattr(pool, "_processes", {}).values()):
             process.terminate()
         pool.shutdown(wait=False, cancel_futures=True)
-        raise
+
+    # the workers are forked at the first submit
+    run_on_executor(pool, fn, cells, todo, finish, policy, submitting=_signals_held,
+                    stop=stop)
     pool.shutdown()
