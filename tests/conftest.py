@@ -23,8 +23,9 @@ their own, what faster tests already cover: the CLI fuzzing's process-per-input 
 classes, Dask servers and clusters that fail, caches poisoned entry by entry, the quick
 reproduction of the areas that take 10 CPU s or more (``tests/optmech/reproduce``), the full
 reproduction of an area, and a few solves at the largest sizes.  The default run skips them
-(``-m "not slow"`` in ``pyproject.toml``) to keep README's test command short (4.5 minutes
-on a quiet 2-core machine); ``.ci/run`` runs them in its slow step (``pytest -m slow``),
+(``-m "not slow"`` in ``pyproject.toml``) to keep README's test command short (3.6 CPU
+minutes, measured in ``benchmarks/results/test_suite.md``); ``.ci/run`` runs them in its
+slow step (``pytest -m slow``),
 beside the slow shell examples of the guides.
 """
 
