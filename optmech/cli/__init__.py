@@ -100,15 +100,24 @@ def build_parser(command: str | None = None):
     return parser
 
 
+def _children(parser) -> list:
+    """The parsers of ``parser``'s sub-commands (each once: an alias is the same parser)."""
+    return [choice for action in parser._actions
+            if action.__class__.__name__ == "_SubParsersAction"
+            for choice in dict.fromkeys(action.choices.values())]
+
+
+def _all_parsers(parser):
+    """``parser`` and every parser under it: each ``--help`` page (the top level, the areas,
+    the commands)."""
+    yield parser
+    for child in _children(parser):
+        yield from _all_parsers(child)
+
+
 def _leaf_parsers(parser):
     """Every parser that runs a command (has no sub-commands of its own)."""
-    children = [choice for action in parser._actions
-                if action.__class__.__name__ == "_SubParsersAction"
-                for choice in dict.fromkeys(action.choices.values())]
-    if not children:
-        yield parser
-    for child in children:
-        yield from _leaf_parsers(child)
+    return (page for page in _all_parsers(parser) if not _children(page))
 
 
 def _cli_spelling(error, options: frozenset):

@@ -6,7 +6,7 @@ import shlex
 
 import pytest
 
-from optmech.cli import build_parser
+from optmech.cli import _all_parsers, build_parser
 from optmech.cli._common import example_lines
 from tests.cli_helpers import run_cli, without_status
 
@@ -21,18 +21,9 @@ RUN = {"optmech", "optmech select", "optmech select pmf", "optmech select error"
 AWAITING_EXAMPLE = {"optmech privacy"}
 
 
-def _pages(parser):
-    """``parser`` and every parser under it (areas, then their commands)."""
-    yield parser
-    for action in parser._actions:
-        if action.__class__.__name__ == "_SubParsersAction":
-            for child in dict.fromkeys(action.choices.values()):
-                yield from _pages(child)
-
-
 def _all_pages(monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")          # argparse wraps to the terminal's width
-    return list(_pages(build_parser()))
+    return list(_all_parsers(build_parser()))
 
 
 def _example(page) -> list[str]:
