@@ -19,9 +19,9 @@ with one line on stderr and never a traceback:
   handled as Ctrl-C is: :class:`Terminated` (a ``KeyboardInterrupt``) is raised where the
   program runs, so the same clean-up runs (a sweep's pool stopped, a file being written
   removed, ``lattice bound``'s bracket printed) and one line says so.  Before, SIGTERM
-  killed the process with no line, and 3 of 30 runs killed by SIGTERM or SIGKILL while a
-  file was written left its hidden temporary file (SIGKILL still can: the next write into
-  that folder removes it, :mod:`lp_models.atomic`).
+  killed the process with no line, and left the hidden temporary file of a file being
+  written (6 of 15 runs stopped at random while writing a PNG and a CSV; SIGKILL still
+  can leave one: the next write into that folder removes it, :mod:`lp_models.atomic`).
 
 Before a command runs, its estimate of the CPU time and memory its arguments need is
 checked against the budgets (``--max-work``, ``--max-memory``; :mod:`optmech.cli._budget`),
@@ -151,9 +151,10 @@ def main(argv: list[str] | None = None) -> int:
     second or more on a busy machine) restores the default handler, and a Ctrl-C there
     killed the process by signal after the whole result was printed.  Called with
     arguments (as a library), the caller's SIGTERM handler is restored afterwards."""
-    previous = _set_handler(signal.SIGTERM, _terminate)
+    previous = None
     try:
         try:
+            previous = _set_handler(signal.SIGTERM, _terminate)
             return _run(argv)
         finally:        # a signal after this is ignored (the program) or the caller's
             if argv is None:

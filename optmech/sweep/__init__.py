@@ -6,8 +6,9 @@ an interrupted sweep resumes.
 A sweep is a top-level function ``fn(**params) -> JSON-serialisable value`` and a list of
 parameter dicts (the cells).  :func:`run_sweep` returns the results in cell order.  Every
 result goes through one JSON round trip whatever the executor, so a cached result, a
-process-pool result and a Dask result are the same Python objects (a test checks local
-and Dask runs agree exactly, and that every executor gives the same bytes).  A cell whose result holds NaN or infinity is an error
+process-pool result and a Dask result are the same Python objects (tests check that local
+and Dask runs agree exactly, and that other executors give the same bytes).  A cell whose
+result holds NaN or infinity is an error
 (:class:`~optmech.validation.NonFiniteResultError`), never a stored number, except a value
 that is truly unbounded (:data:`~optmech.unbounded.UNBOUNDED`, stored as
 ``{"unbounded": true}`` and read back as itself).
