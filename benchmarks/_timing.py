@@ -32,7 +32,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-__all__ = ["SYSTEM_CLOCK", "Clock", "Draws", "Ratio", "Runs", "Timing", "format_number",
+__all__ = ["CHILDREN_CLOCK", "SYSTEM_CLOCK", "Clock", "Draws", "Ratio", "Runs", "Timing", "format_number",
            "measure", "measure_draws", "measure_interleaved", "ratio", "settings"]
 
 
@@ -61,6 +61,19 @@ class Clock:
 
 
 SYSTEM_CLOCK = Clock(time.perf_counter, time.process_time)
+
+
+def _children_cpu() -> float:
+    """CPU seconds of the child processes this process has waited for (``RUSAGE_CHILDREN``:
+    each counts its own waited-for children, so a whole tree of processes)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+#: Wall time, and the CPU time of the commands a benchmark runs (``benchmarks.test_suite``).
+CHILDREN_CLOCK = Clock(time.perf_counter, _children_cpu)
 
 
 def format_number(value: float) -> str:

@@ -9,7 +9,8 @@ files with the same calls:
   ``Figure.savefig(handle, format="png")``), ``with atomic_write(path, "w") as handle:``;
 * :func:`atomic_path`: a temporary path, in a private folder, for a writer that takes only
   a file name (HiGHS's ``writeModel``), renamed into place when the block ends;
-* :func:`remove_stale_temporaries`: remove what writers killed mid-write left behind.
+* :func:`remove_stale_temporaries`: remove what writers killed mid-write left behind (each
+  of the calls above does so, once per process, in every folder it writes into).
 
 Method.  The data goes to a new temporary file in the target's own folder, created with
 ``O_CREAT | O_EXCL | O_NOFOLLOW`` relative to a descriptor of that folder (so neither a
@@ -19,9 +20,14 @@ target with ``os.replace`` relative to the same descriptor.  Choices, each for o
 * *Same folder, then rename*: a rename within one file system is atomic, so a reader, a
   killed process (SIGKILL mid-write left a 65,668-byte PNG of 183,243 before) or a full
   disk (a failed write left 0-byte files) sees the old file or the new one, never a part.
-  A failed write removes its temporary file; one killed by SIGKILL leaves a hidden
-  ``.optmech-<pid>-<token>.part`` file, which :func:`remove_stale_temporaries` removes once
-  that process is gone.
+  A failed or interrupted write removes its temporary file (an exception anywhere from
+  the file's creation on, SIGINT and, in the ``optmech`` command, SIGTERM included); one
+  killed by SIGKILL leaves a hidden ``.optmech-<pid>-<token>.part`` file, which the next
+  process to write into that folder removes (:func:`remove_stale_temporaries`, run once
+  per process and folder: 3 of 30 runs killed by SIGTERM or SIGKILL mid-write had left a
+  0-byte one beside the output, for good).  A temporary file is stale when no process of
+  its id runs (asked of this machine's kernel, so a folder shared with the processes of
+  another machine or PID namespace must not be written by both at once).
 * *A link in the way is replaced, never followed*: a rename replaces the directory entry
   itself, so a symbolic link planted at the target (``report.md -> ../victim.txt`` inside
   an output folder) becomes a regular file and its target is untouched.  A path the user
@@ -60,9 +66,27 @@ _FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
           | getattr(os, "O_CLOEXEC", 0))
 
 
+# The folders (device, inode) whose stale temporaries this process has removed.
+_SWEPT: set[tuple[int, int]] = set()
+
+
+def _open_folder(folder, dir_fd: int | None = None) -> int:
+    """A descriptor of the folder ``folder``; with ``dir_fd``, of the entry ``folder`` of
+    that folder, which must not be a link."""
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+    if dir_fd is not None:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    return os.open(folder, flags, dir_fd=dir_fd)
+
+
 def _folder_descriptor(folder: Path) -> int:
-    return os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
-                   | getattr(os, "O_CLOEXEC", 0))
+    """An open descriptor of ``folder``; the first time this process writes there, the
+    stale temporaries in it are removed first (:func:`remove_stale_temporaries`)."""
+    descriptor = _open_folder(folder)
+    identity = os.fstat(descriptor)
+    if (identity.st_dev, identity.st_ino) not in _SWEPT:
+        _remove_stale(descriptor)
+    return descriptor
 
 
 def _temporary_name() -> str:
@@ -81,8 +105,8 @@ def _staged(path, mode: int) -> Iterator[int]:
     folder_fd = _folder_descriptor(path.parent if str(path.parent) else Path("."))
     try:
         name = _temporary_name()
-        handle = _create(folder_fd, name, mode)
-        try:
+        try:        # from before the file exists: an interrupt just after it does is caught
+            handle = _create(folder_fd, name, mode)
             yield handle
             os.replace(name, path.name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
         except BaseException:
@@ -134,8 +158,8 @@ def atomic_path(path) -> Iterator[Path]:
     folder_fd = _folder_descriptor(path.parent if str(path.parent) else Path("."))
     private = _temporary_name()
     try:
-        os.mkdir(private, 0o700, dir_fd=folder_fd)
-        try:
+        try:        # from before the folder exists, as for _staged
+            os.mkdir(private, 0o700, dir_fd=folder_fd)
             yield path.parent / private / path.name
             os.replace(os.path.join(private, path.name), path.name, src_dir_fd=folder_fd,
                        dst_dir_fd=folder_fd)
@@ -174,21 +198,42 @@ def create_exclusive(path, data: bytes, *, permissions: int = 0o600) -> bool:
 
 def remove_stale_temporaries(folder) -> int:
     """Remove the temporary files in ``folder`` left by writers that were killed (their
-    process no longer runs); returns how many were removed."""
+    process no longer runs); returns how many were removed.  Every write into a folder does
+    this once per process (the first one)."""
+    try:
+        descriptor = _open_folder(folder)
+    except OSError:
+        return 0
+    try:
+        return _remove_stale(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _remove_stale(folder_fd: int) -> int:
+    """:func:`remove_stale_temporaries` on an open folder (names relative to its
+    descriptor, links never followed); the folder is marked as done for this process."""
+    identity = os.fstat(folder_fd)
+    _SWEPT.add((identity.st_dev, identity.st_ino))
     removed = 0
-    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+    with contextlib.suppress(OSError), os.scandir(folder_fd) as entries:
         for entry in entries:
             found = _TEMPORARY.match(entry.name)
-            if found and int(found.group(1)) != os.getpid() and not _running(
+            if not found or int(found.group(1)) == os.getpid() or _running(
                     int(found.group(1))):
-                with contextlib.suppress(OSError):
-                    if entry.is_dir(follow_symlinks=False):
-                        for inner in os.listdir(entry.path):
-                            os.unlink(os.path.join(entry.path, inner))
-                        os.rmdir(entry.path)
-                    else:
-                        os.unlink(entry.path)
-                    removed += 1
+                continue
+            with contextlib.suppress(OSError):
+                if entry.is_dir(follow_symlinks=False):       # atomic_path's private folder
+                    inner = _open_folder(entry.name, folder_fd)
+                    try:
+                        for name in os.listdir(inner):
+                            os.unlink(name, dir_fd=inner)
+                    finally:
+                        os.close(inner)
+                    os.rmdir(entry.name, dir_fd=folder_fd)
+                else:
+                    os.unlink(entry.name, dir_fd=folder_fd)
+                removed += 1
     return removed
 
 

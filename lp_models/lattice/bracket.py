@@ -456,6 +456,8 @@ def bracket_lattice_lp(classes: LatticeClasses, epsilon: float, weighting: str =
     ``tol`` or until ``time.perf_counter()`` passes ``deadline``; see the module docstring.
     ``callback(seconds, steps, lower, upper)`` is called whenever a bound improved.
     Arguments are assumed checked by the caller (:func:`optmech.lattice.bound.bound_lattice`).
+    A ``KeyboardInterrupt`` in the loop (Ctrl-C) propagates with the run so far as its
+    ``bracket_run`` attribute: its bounds were each certified when found.
     """
     started = time.perf_counter()
     with threadpool_limits(limits=1):
@@ -463,9 +465,18 @@ def bracket_lattice_lp(classes: LatticeClasses, epsilon: float, weighting: str =
         dtype = np.float32 if single else np.float64
         run = _Bracketing(classes, epsilon, weighting, regular, dtype)
         history = [(time.perf_counter() - started, 0, run.lower, run.upper)]
-        if callback is not None:
-            callback(*history[-1])
-        _loop(run, tol, deadline, history, started, callback)
+        try:
+            if callback is not None:
+                callback(*history[-1])
+            _loop(run, tol, deadline, history, started, callback)
+        except KeyboardInterrupt as stop:
+            stop.bracket_run = _result(run, tol, started, history)
+            raise
+    return _result(run, tol, started, history)
+
+
+def _result(run: _Bracketing, tol, started, history) -> BracketRun:
+    """The :class:`BracketRun` of ``run`` as it stands."""
     width = run.upper - run.lower
     return BracketRun(lower=run.lower, dual=run.dual, upper=run.upper, point=run.point,
                       steps=run.steps, seconds=time.perf_counter() - started,

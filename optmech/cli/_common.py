@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -20,6 +22,7 @@ from optmech.unbounded import Unbounded
 from optmech.validation import InvalidArgumentError, NonFiniteResultError, refuse_overflow
 
 __all__ = [
+    "ExecutorError",
     "MAX_GRID_POINTS",
     "MAX_LIST_LENGTH",
     "OneLineParser",
@@ -29,6 +32,7 @@ __all__ = [
     "add_sweep_flags",
     "api_type",
     "emit",
+    "executor_factory",
     "fail_usage",
     "float_list",
     "float_range",
@@ -38,6 +42,7 @@ __all__ = [
     "nonnegative_float",
     "number",
     "check_writable_path",
+    "example_lines",
     "one_line",
     "output_dir",
     "output_file",
@@ -69,12 +74,36 @@ def fail_usage(message: str) -> None:
 
 class _HelpFormatter(argparse.HelpFormatter):
     """argparse's formatter, except that the example closing a ``--help`` page (an epilog
-    starting ``example: ``) is never wrapped: it stays one line a user can copy."""
+    starting ``example: ``) is wrapped as a shell command: between options, each line but
+    the last ending in `` \\``, so what a user copies still runs as one command, and the
+    page keeps within the terminal's width (``topk sample``'s example ran to 87 columns
+    as one line)."""
 
     def _fill_text(self, text, width, indent):
         if text.startswith("example: "):
-            return indent + text
+            return "\n".join(indent + line for line in example_lines(text, width))
         return super()._fill_text(text, width, indent)
+
+
+def example_lines(text: str, width: int) -> list[str]:
+    """``text`` (one command line) in lines of at most ``width`` characters, broken before
+    an option (``--name`` with its values stays on one line), every line but the last
+    ending in `` \\`` and the ones after the first indented by four spaces.  An option
+    longer than a line by itself is not broken."""
+    groups: list[str] = []
+    for word in text.split():
+        if word.startswith("--") or not groups:
+            groups.append(word)
+        else:
+            groups[-1] += " " + word
+    lines = [groups[0]]
+    for group in groups[1:]:
+        if len(lines[-1]) + 1 + len(group) + 2 <= width:
+            lines[-1] += " " + group
+        else:
+            lines[-1] += " \\"
+            lines.append("    " + group)
+    return lines
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -83,7 +112,7 @@ class OneLineParser(argparse.ArgumentParser):
     starting with ``-`` that is not a plain number for an option), and that takes options
     only as spelt in full (``allow_abbrev=False``: ``--jso`` is not ``--json``; every
     sub-command's parser is of this class, so the rule holds at every depth), and whose
-    closing example is one unbroken line.
+    closing example is one command a shell reads whole (:func:`example_lines`).
 
     Every option's value is converted under
     :func:`~optmech.validation.refuse_overflow`: a value whose own arithmetic overflows a
@@ -361,16 +390,60 @@ def add_actions(parser: argparse.ArgumentParser, metavar: str = "ACTION"):
 
 
 def add_sweep_flags(parser: argparse.ArgumentParser) -> None:
-    """``--workers``, ``--dask-scheduler`` and ``--cache`` for commands that sweep cells
-    (:func:`optmech.sweep.run_sweep`); read them back with :func:`sweep_options`."""
+    """``--workers``, ``--executor``, ``--dask-scheduler`` and ``--cache`` for commands that
+    sweep cells (:func:`optmech.sweep.run_sweep`); read them back with
+    :func:`sweep_options`."""
     parser.add_argument("--workers", type=positive_int, default=1,
                         help="run cells on a local process pool of this size (default 1; "
                              "capped at the number of cores)")
+    parser.add_argument("--executor", metavar="MODULE:FUNCTION", type=executor_factory,
+                        help="run the cells on the executor that FUNCTION() of the Python "
+                             "module MODULE returns (a concurrent.futures.Executor: a "
+                             "process pool, Ray's, joblib's, submitit's for Slurm)")
     parser.add_argument("--dask-scheduler", metavar="ADDRESS", type=_scheduler_address,
                         help="send the cells to an existing Dask cluster (tcp://host:port; "
                              "connected to, with a Dask handshake, before the sweep starts)")
     parser.add_argument("--cache", metavar="DIR", type=output_dir,
                         help="cache finished cells here, so an interrupted sweep resumes")
+
+
+_FACTORY = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
+
+
+def executor_factory(text: str) -> "_Factory":
+    """argparse type: ``MODULE:FUNCTION``, a function of no arguments in an importable
+    Python module (imported now, so a wrong name is bad input before any work); it is
+    called when the sweep starts (:func:`sweep_options`)."""
+    import importlib
+
+    if not _FACTORY.match(text.strip()):
+        raise argparse.ArgumentTypeError(f"expected MODULE:FUNCTION (e.g. "
+                                         f"my_cluster:executor), got {_short(text)}")
+    module_name, _, name = text.strip().partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:  # noqa: BLE001 - the user's module: whatever it raises
+        raise argparse.ArgumentTypeError(f"cannot import {module_name!r} "
+                                         f"({type(error).__name__}: {error})") from None
+    factory = getattr(module, name, None)
+    if not callable(factory):
+        raise argparse.ArgumentTypeError(f"{module_name!r} has no function {name!r}")
+    return _Factory(text.strip(), factory)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Factory:
+    """The function of ``--executor`` and how the option named it (for the messages)."""
+
+    spec: str
+    function: Callable[[], object]
+
+    def __call__(self):
+        return self.function()
+
+
+class ExecutorError(RuntimeError):
+    """The function named by ``--executor`` failed (exit status 1, one line)."""
 
 
 def _scheduler_address(text: str) -> str:
@@ -410,15 +483,59 @@ def add_common_flags(parser: argparse.ArgumentParser) -> None:
 
 def sweep_options(args: argparse.Namespace) -> dict:
     """Keyword arguments of :func:`optmech.sweep.run_sweep` from :func:`add_sweep_flags`
-    (saying on stderr when ``--workers`` is capped at the usable cores)."""
+    (saying on stderr when ``--workers`` is capped at the usable cores).  With
+    ``--executor`` the executor its function returns is ``workers``, shut down (without
+    waiting) when the command exits; it cannot be combined with ``--workers`` above 1 or
+    ``--dask-scheduler``."""
     from optmech.resources import usable_workers
 
+    if args.executor is not None:
+        return {"workers": _executor_from(args), "dask_scheduler": None,
+                "cache_dir": args.cache}
     workers = usable_workers(args.workers)
     if workers < args.workers:
         print(f"optmech: note: --workers {args.workers} capped at the {workers} usable "
               "cores", file=sys.stderr)
     return {"workers": workers, "dask_scheduler": args.dask_scheduler,
             "cache_dir": args.cache}
+
+
+def _executor_from(args: argparse.Namespace):
+    """The executor of ``--executor``, checked, its shut-down registered for exit."""
+    import atexit
+
+    from optmech.sweep.executor import is_executor
+
+    spec = args.executor.spec
+    if args.workers > 1 or args.dask_scheduler is not None:
+        other = "--workers" if args.workers > 1 else "--dask-scheduler"
+        raise InvalidArgumentError("--executor", spec, f"used without {other} (one place "
+                                   "runs the cells)")
+    try:
+        executor = args.executor()
+    except Exception as error:  # noqa: BLE001 - the user's function: whatever it raises
+        raise ExecutorError(f"--executor {spec} failed ({type(error).__name__}: "
+                            f"{error})") from None
+    if not is_executor(executor):
+        raise InvalidArgumentError("--executor", spec, "a function returning an executor "
+                                   "(an object with submit()); it returned a "
+                                   f"{type(executor).__name__}")
+    atexit.register(_shut_down, executor)
+    return executor
+
+
+def _shut_down(executor) -> None:
+    """``executor.shutdown`` without waiting, cancelling what has not started, where the
+    executor has such a method (submitit's has none: its jobs are Slurm's)."""
+    shutdown = getattr(executor, "shutdown", None)
+    if callable(shutdown):
+        try:
+            shutdown(wait=False, cancel_futures=True)
+        except TypeError:           # an executor whose shutdown takes fewer options
+            with contextlib.suppress(Exception):
+                shutdown(wait=False)
+        except Exception:  # noqa: BLE001 - at exit, after the result: nothing to report
+            pass
 
 
 def add_csv_flag(parser: argparse.ArgumentParser) -> None:

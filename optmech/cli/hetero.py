@@ -46,7 +46,8 @@ def register(subparsers) -> None:
         "hetero", help="selection with candidate-wise sensitivities: the scenario study",
         description="Mechanisms for candidates with their own sensitivities (GEM, mGEM, "
                     "combined GEM, RS_gamma, RNM, uniform) on the synthetic scenarios of the "
-                    "heterogeneous-sensitivities paper.")
+                    "heterogeneous-sensitivities paper.",
+        epilog="example: optmech hetero run --scenario 1 --eps 0.5,1,2")
     actions = add_actions(parser)
     run_parser = actions.add_parser(
         "run", help="mean squared error versus epsilon on one scenario",

@@ -140,7 +140,8 @@ def register(subparsers) -> None:
         "lattice", help="optimal regular mechanism on the bounded 2Δ-lattice",
         description="The LP of the optimal regular mechanism on the bounded 2Δ-lattice "
                     "(permute-and-flip paper, Section 5 and Appendix D): certified optimum "
-                    "and optimality ratios (Figure 2).  Errors are in units of Δ = 1.")
+                    "and optimality ratios (Figure 2).  Errors are in units of Δ = 1.",
+        epilog="example: optmech lattice solve --n 3 --k 3 --eps 1")
     actions = add_actions(parser, metavar="{solve,bound,ratio}")
 
     solve = actions.add_parser("solve", help="certified optimum and optimality ratios",
@@ -346,10 +347,16 @@ def probability_rows(records: list[dict], n: int) -> list[dict]:
 def run_bound(args: argparse.Namespace) -> int:
     from optmech.lattice.bound import bound_with_ratios
 
-    bracket, ratios = bound_with_ratios(args.n, args.k, args.eps, args.mechanisms,
-                                        tol=args.tol, time_limit=args.time_limit,
-                                        weighting=args.weighting,
-                                        constraints=args.constraints, exact=args.exact)
+    interrupted = None
+    try:
+        bracket, ratios = bound_with_ratios(args.n, args.k, args.eps, args.mechanisms,
+                                            tol=args.tol, time_limit=args.time_limit,
+                                            weighting=args.weighting,
+                                            constraints=args.constraints, exact=args.exact)
+    except KeyboardInterrupt as stop:   # Ctrl-C or SIGTERM: print the certified bracket
+        if getattr(stop, "bracket", None) is None:
+            raise
+        bracket, ratios, interrupted = stop.bracket, stop.ratios, stop
     payload = {
         "n": bracket.n, "k": bracket.k, "epsilon": bracket.epsilon, "tol": bracket.tol,
         "lower": bracket.lower, "upper": bracket.upper,
@@ -377,6 +384,8 @@ def run_bound(args: argparse.Namespace) -> int:
         return text_table(["quantity", "value"], rows)
 
     emit(args, payload, render)
+    if interrupted is not None:
+        raise interrupted       # the one line and exit status 130 (143) of optmech.cli.main
     return 0
 
 

@@ -30,7 +30,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "multiselect", help="k results under local geographic DP: optimal offsets, DILP",
         description="Multi-selection (Goel et al.): the user adds noise of scale 1/eps, the "
-                    "server returns s + a_1..s + a_k, the user keeps the nearest result.")
+                    "server returns s + a_1..s + a_k, the user keeps the nearest result.",
+        epilog="example: optmech multiselect cost --k 3 --eps 0.5")
     actions = add_actions(parser)
 
     cost = actions.add_parser(

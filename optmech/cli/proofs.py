@@ -38,7 +38,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "proofs", help="check the papers' closed forms by machine",
         description="Check every registered identity of the papers (SymPy, exact fractions, "
-                    "exhaustive enumeration, mpmath) and report verified / erratum / failed.")
+                    "exhaustive enumeration, mpmath) and report verified / erratum / failed.",
+        epilog="example: optmech proofs check --only secretary.threshold")
     actions = add_actions(parser)
 
     check = actions.add_parser("check", help="run the checks and print the outcomes",

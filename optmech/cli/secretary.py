@@ -32,7 +32,8 @@ def register(subparsers) -> None:
         description="Differentially private stopping rules for the secretary problem "
                     "(Grining, Klonowski, Sulkowska, arXiv:2005.01586): exact privacy of "
                     "the p-mix of the optimal rule with the blind choice, and the optimal "
-                    "(ε, δ)-DP rule by LP.")
+                    "(ε, δ)-DP rule by LP.",
+        epilog="example: optmech secretary profile --n 100 --p 0.5 --l 1")
     actions = add_actions(parser)
 
     profile = actions.add_parser(

@@ -54,7 +54,8 @@ def register(subparsers) -> None:
         description="Exact pmf, expected error (max score - selected score) or samples of "
                     "a private selection mechanism on one score vector; em-pf-search: the "
                     "largest ratio E[err EM]/E[err PF] found over score vectors (it is "
-                    "below 2 for every vector, and 2 is the supremum).")
+                    "below 2 for every vector, and 2 is the supremum).",
+        epilog="example: optmech select pmf --mechanism em --scores 0,-1,-3 --eps 1")
     actions = add_actions(parser, metavar="{" + ",".join(ACTIONS) + "}")
     helps = {"pmf": "exact selection probabilities", "error": "exact expected error",
              "sample": "random selections"}

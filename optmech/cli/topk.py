@@ -49,7 +49,8 @@ def register(subparsers) -> None:
                     "k-relative) or samples of a private top-T selection mechanism on one "
                     "score vector; lp: the certified optimal top-T mechanism on the bounded "
                     "lattice and the optimality ratios.  --eps is the budget of the whole "
-                    "T-tuple.")
+                    "T-tuple.",
+        epilog="example: optmech topk pmf --mechanism peel-em --scores 3,1,2 --top 2 --eps 1")
     actions = add_actions(parser, metavar="{" + ",".join((*ACTIONS, "lp")) + "}")
     helps = {"pmf": "exact probability of every ordered output",
              "error": "expected l_inf, l_1 and k-relative errors",

@@ -139,7 +139,9 @@ class LatticeBracket(Displayed):
     upper: float
     #: ``(upper - lower) / lower``.
     relative_width: float
-    #: ``"converged"`` (width at most ``tol``) or ``"time_limit"``.
+    #: ``"converged"`` (width at most ``tol``), ``"time_limit"``, ``"exact"`` or
+    #: ``"interrupted"`` (Ctrl-C; the ``KeyboardInterrupt`` carries it, see
+    #: :func:`bound_lattice`).
     status: str
     #: PDHG steps taken.
     iterations: int
@@ -200,7 +202,11 @@ def bound_lattice(n: int, k: int, epsilon: float, *, tol: float = DEFAULT_TOL,
     without it.  The
     current bracket is reported through :func:`optmech.progress.progress` (a status line on
     stderr when the ``optmech`` command runs); ``log``: a callable receiving one line per
-    improvement.  Raises
+    improvement.  Ctrl-C (``KeyboardInterrupt``) while it narrows keeps what it reached:
+    that bracket is certified as a finished one is (status ``"interrupted"``) and the
+    ``KeyboardInterrupt`` goes on with it as its ``bracket`` attribute
+    (:func:`bound_with_ratios` adds ``ratios``), so ``optmech lattice bound`` prints it
+    before exiting with status 130.  Raises
     :class:`SolverError` if a certificate fails (a bug, never expected).
     """
     n, k, epsilon, tol, time_limit = check_bound_arguments(n, k, epsilon, tol, time_limit,
@@ -259,10 +265,17 @@ def _bound(classes, epsilon, weighting, constraints, tol, deadline, exact, log, 
             if log is not None:
                 log(f"{seconds:8.1f} s  {steps:7d} steps  {text}")
 
-        run = bracket_lattice_lp(classes, epsilon, weighting, regular, tol=tol,
-                                 deadline=loop_deadline, callback=report)
+        try:
+            run = bracket_lattice_lp(classes, epsilon, weighting, regular, tol=tol,
+                                     deadline=loop_deadline, callback=report)
+            interrupted = None
+        except KeyboardInterrupt as stop:   # Ctrl-C: certify the bracket reached, then stop
+            if getattr(stop, "bracket_run", None) is None:
+                raise
+            run, interrupted = stop.bracket_run, stop
         optimum = None
-        if (exact and GAP_TOLERANCE < run.relative_width <= FINISH_WIDTH
+        if (exact and interrupted is None
+                and GAP_TOLERANCE < run.relative_width <= FINISH_WIDTH
                 and not _passed(loop_deadline)):
             bar.set_postfix_str("exact finish (HiGHS simplex from the PDHG point)")
             try:
@@ -284,9 +297,10 @@ def _bound(classes, epsilon, weighting, constraints, tol, deadline, exact, log, 
                      else primal_violation(units, point, regular))
         upper = objective_upper(cost, point)
         _check_certified(classes, regular, lower, upper, violation)
-        status = _status(exact, (upper - lower) / lower, tol)
+        status = ("interrupted" if interrupted is not None
+                  else _status(exact, (upper - lower) / lower, tol))
     num_cols, num_rows, _ = lattice_lp_counts(classes, regular)
-    return LatticeBracket(
+    bracket = LatticeBracket(
         n=n, k=k, epsilon=epsilon, weighting=weighting, constraint_set=constraints, tol=tol,
         lower=lower, upper=upper, relative_width=(upper - lower) / lower, status=status,
         iterations=run.steps, seconds=time.perf_counter() - started,
@@ -294,6 +308,10 @@ def _bound(classes, epsilon, weighting, constraints, tol, deadline, exact, log, 
         rows_generated=run.rows_generated if optimum is None else optimum.rows_generated,
         num_variables=num_cols, num_constraints=num_rows, objective_scale=scale,
         probabilities=point, dual=dual, history=tuple(run.history), classes=classes)
+    if interrupted is not None:
+        interrupted.bracket = bracket
+        raise interrupted
+    return bracket
 
 
 def _status(exact: bool, width: float, tol: float) -> str:
@@ -368,8 +386,13 @@ def bound_with_ratios(n: int, k: int, epsilon: float, mechanisms=RATIO_MECHANISM
     deadline = None if time_limit is None else started + time_limit
     classes = lattice_table(n, k, "bound")
     totals = mechanism_totals(mechanisms, epsilon, n, k, weighting, classes, deadline)
-    bracket = _bound(classes, epsilon, weighting, constraints, tol, deadline, exact, log,
-                     started)
+    try:
+        bracket = _bound(classes, epsilon, weighting, constraints, tol, deadline, exact, log,
+                         started)
+    except KeyboardInterrupt as stop:
+        if getattr(stop, "bracket", None) is not None:
+            stop.ratios = _ratio_brackets(totals, stop.bracket)
+        raise
     return bracket, _ratio_brackets(totals, bracket)
 
 

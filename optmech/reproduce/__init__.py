@@ -15,11 +15,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import operator
 from dataclasses import dataclass
+
+import numpy as np
 
 from lp_models.display import ResultList, Tabular
 
-__all__ = ["Result", "ResultList", "claim_result", "compare", "new_result"]
+__all__ = ["Result", "ResultList", "claim_result", "compare", "inequality", "margin_text",
+           "median_interval", "new_result", "sampled_text"]
 
 STATUSES = ("match", "differs", "new")
 
@@ -106,3 +110,75 @@ def claim_result(area: str, name: str, source: str, paper: str, ours: str, holds
     known reason ``why_not`` (empty: unexplained, which fails the run)."""
     return Result(area, name, source, paper, ours, None, "match" if holds else "differs",
                   "" if holds else why_not, figure, key)
+
+
+_RELATIONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+def margin_text(value: float, bound: float) -> str:
+    """``value`` with its shortest round-trip digits (which never round onto ``bound``
+    unless it is ``bound``) and its distance from ``bound``: ``1.999999999999813 (2 -
+    1.9e-13)``, ``1 (= 1)``.  A row comparing a number with a bound prints this, not the
+    number to a few digits: ``2.000000000000`` against ``< 2`` read as a contradiction."""
+    value, bound = float(value), float(bound)
+    gap = value - bound
+    if gap == 0:
+        return f"{value!r} (= {bound:g})"
+    return f"{value!r} ({bound:g} {'+' if gap > 0 else '-'} {abs(gap):.2g})"
+
+
+def inequality(area: str, name: str, source: str, value: float, relation: str,
+               bound: float, *, slack: float = 0.0, why_not: str = "",
+               figure: str | None = None, key: str = "") -> Result:
+    """A claim ``value <relation> bound`` (``"<"``, ``"<="``, ``">"``, ``">="``) as a row
+    that says what was compared: paper ``"< 2"``, ours ``"1.999999999999813 (2 - 1.9e-13):
+    < 2 holds"`` (:func:`margin_text`).  ``match`` when it holds, or holds once ``value``
+    moves towards the bound by ``slack`` (rounding; the row then says "holds to rounding"
+    and gives ``slack`` as its tolerance); else ``differs`` with ``why_not``."""
+    if relation not in _RELATIONS:
+        raise ValueError(f"relation must be one of {sorted(_RELATIONS)}, got {relation!r}")
+    value = float(value)
+    strictly = _RELATIONS[relation](value, bound)
+    eased = value - slack if relation in ("<", "<=") else value + slack
+    holds = strictly or _RELATIONS[relation](eased, bound)
+    verdict = ("holds" if strictly else f"holds to rounding ({slack:g})" if holds
+               else "does not hold")
+    return Result(area, name, source, f"{relation} {bound:g}",
+                  f"{margin_text(value, bound)}: {relation} {bound:g} {verdict}",
+                  slack or None, "match" if holds else "differs", "" if holds else why_not,
+                  figure, key)
+
+
+def sampled_text(successes: int, draws: int, digits: int = 3, level: float = 0.99) -> str:
+    """A proportion estimated from ``draws`` samples with its Wilson score interval at
+    ``level`` (99% by default, as the report's other sampled numbers): ``0.745 [0.66,
+    0.82]``.  Every sampled number a row prints carries its interval (the row says how many
+    draws): a bare 0.745 from 200 draws (a quick run) read as exact beside the 0.678 of
+    20,000."""
+    from scipy import stats
+
+    if not 0 <= successes <= draws or draws < 1:
+        raise ValueError(f"need 0 <= successes <= draws and draws >= 1, got {successes}, "
+                         f"{draws}")
+    z = float(stats.norm.ppf(0.5 + level / 2))
+    p = successes / draws
+    scale = 1 + z * z / draws
+    centre = (p + z * z / (2 * draws)) / scale
+    half = z * math.sqrt(p * (1 - p) / draws + z * z / (4 * draws * draws)) / scale
+    low, high = max(0.0, centre - half), min(1.0, centre + half)
+    return f"{p:.{digits}f} [{low:.2f}, {high:.2f}]"
+
+
+def median_interval(values, level: float = 0.99) -> tuple[float, float]:
+    """A distribution-free interval for the median of the distribution ``values`` were
+    drawn from: the order statistics ``(x_(j), x_(n+1-j))`` with the largest ``j`` whose
+    coverage ``1 - 2 P[Binomial(n, 1/2) <= j - 1]`` is at least ``level`` (with 10 values
+    and 99%, the smallest and the largest)."""
+    from scipy import stats
+
+    x = np.sort(np.asarray(values, dtype=float))
+    n = x.size
+    j = 1
+    while j + 1 <= n // 2 and 1 - 2 * stats.binom.cdf(j, n, 0.5) >= level:
+        j += 1
+    return float(x[j - 1]), float(x[n - j])

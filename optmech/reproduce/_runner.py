@@ -5,6 +5,12 @@ first column) and a coverage section: per paper, how many claims of the inventor
 (:mod:`proofs.claims`) are covered and with which outcome, the claims that are not
 checkable here with the reason, and any claim whose rows in this run are missing or do not
 match.
+
+A table row stays within :data:`ROW_CHARACTERS` characters, so that it reads as one row in
+an editor and on a narrow screen: its longest cells (an explanation, our value, the
+source, the description) are cut to their first clause with a pointer ``(note N)``, and
+their whole text is note N under the area's table (46 rows of a quick run ran past 400
+characters, one to 837).  The JSON output keeps every field whole.
 """
 
 from __future__ import annotations
@@ -18,10 +24,18 @@ from pathlib import Path
 import optmech.reproduce as package
 from optmech.progress import progress
 from optmech.reproduce import Result
-from optmech.tables import markdown_table
+from optmech.tables import markdown_cell, markdown_table
 
-__all__ = ["AREA_SECONDS", "AreaRun", "areas", "coverage_section", "render_report",
-           "run_areas"]
+__all__ = ["AREA_SECONDS", "ROW_CHARACTERS", "AreaRun", "areas", "coverage_section",
+           "render_report", "run_areas"]
+
+#: The longest table row of the report, in characters (longer cells go to notes).
+ROW_CHARACTERS = 400
+HEADERS = ("key", "result", "source", "paper", "ours", "tolerance", "outcome", "figure")
+# The columns whose text may move to a note, and the shortest lead a cell keeps there.
+_MOVABLE = ("result", "source", "paper", "ours", "outcome")
+_LEAD = 80
+_EXPLAINED = "differs (explained: "
 
 #: CPU seconds of each area's ``run`` (quick, full): upper estimates, about three times the
 #: CPU time measured on a loaded 2-core machine (``--quick`` about 15 s an area).
@@ -61,7 +75,7 @@ def run_areas(names: list[str], quick: bool, out: Path) -> list[AreaRun]:
 
 def _status(r: Result) -> str:
     if r.status == "differs":
-        return (f"differs (explained: {r.explanation})" if r.explanation
+        return (f"{_EXPLAINED}{r.explanation})" if r.explanation
                 else "**differs (unexplained)**")
     return r.status
 
@@ -122,12 +136,61 @@ def render_report(runs: list[AreaRun], quick: bool) -> str:
               f"{sum(r.status == 'differs' and r.ok for r in results)} differ with an "
               f"explanation, {sum(r.status == 'new' for r in results)} new, {len(bad)} "
               f"unexplained.**", ""]
+    notes: list[str] = []
     for run in runs:
-        rows = [(f"`{run.area}:{r.key}`" if r.key else "", r.name, r.source, r.paper, r.ours,
-                 r.tolerance, _status(r), f"[{r.figure}]({r.figure})" if r.figure else "")
-                for r in run.results]
-        lines += [f"## {run.area}", "",
-                  *markdown_table(["key", "result", "source", "paper", "ours", "tolerance",
-                                   "outcome", "figure"], rows), ""]
+        rows, first = [], len(notes)
+        for r in run.results:
+            row = (f"`{run.area}:{r.key}`" if r.key else "", r.name, r.source, r.paper,
+                   r.ours, r.tolerance, _status(r),
+                   f"[{r.figure}]({r.figure})" if r.figure else "")
+            rows.append(_within_limit([markdown_cell(value) for value in row], notes))
+        lines += [f"## {run.area}", "", *markdown_table(HEADERS, rows), ""]
+        if len(notes) > first:
+            lines += ["Notes:", "", *notes[first:], ""]
     lines += coverage_section(runs, quick)
     return "\n".join(lines)
+
+
+def _row_length(cells: list[str]) -> int:
+    """Characters of the Markdown row of ``cells`` (``| a | b |``)."""
+    return sum(len(cell) for cell in cells) + 3 * len(cells) + 1
+
+
+def _within_limit(cells: list[str], notes: list[str]) -> list[str]:
+    """``cells`` (Markdown cell texts) with their longest movable cells cut to a lead and
+    a pointer to a new note in ``notes`` (numbered across the report), until the row fits
+    in :data:`ROW_CHARACTERS` (a cell already cut is cut to a shorter lead)."""
+    cells = list(cells)
+    movable = [HEADERS.index(column) for column in _MOVABLE]
+    moved: dict[int, tuple[str, str, int, int]] = {}    # index: prefix, text, note, room
+    while _row_length(cells) > ROW_CHARACTERS:
+        index = max(movable, key=lambda i: len(cells[i]))
+        if index in moved:
+            prefix, text, number, room = moved[index]
+            if room <= 10:
+                break       # every movable cell is down to a word and its pointer
+            room //= 2
+        else:
+            prefix, text = "", cells[index]
+            if HEADERS[index] == "outcome" and text.startswith(_EXPLAINED):
+                prefix, text = _EXPLAINED, text[len(_EXPLAINED):-1]
+            number, room = len(notes) + 1, _LEAD
+            column = "why it differs" if prefix else HEADERS[index]
+            notes.append(f"{number}. {cells[0] or 'a row'}, {column}: {text}")
+        moved[index] = prefix, text, number, room
+        cells[index] = f"{prefix}{_lead(text, room)} (note {number}){')' if prefix else ''}"
+    return cells
+
+
+def _lead(text: str, room: int) -> str:
+    """The start of ``text``: up to its last clause break (``; ``, ``: ``, ``, ``) within
+    ``room`` characters, else its last word within them, with ``…`` when cut."""
+    if len(text) <= room:
+        return text
+    head = text[:room]
+    for mark in ("; ", ": ", ", "):
+        cut = head.rfind(mark)
+        if cut >= room // 3:
+            return head[:cut] + " …"
+    cut = head.rfind(" ")
+    return (head[:cut] if cut > 0 else head) + " …"

@@ -53,7 +53,7 @@ import numpy as np
 from optmech.data.datasets import load_histogram
 from optmech.figures.topk import error_sweep_figure, utility_class_figure
 from optmech.progress import progress
-from optmech.reproduce import Result, claim_result, new_result
+from optmech.reproduce import Result, claim_result, median_interval, new_result, sampled_text
 from optmech.topk.mechanisms import make_topk_mechanism
 from optmech.topk.samplers import canonical_log_weights
 from optmech.topk.utilities import error_rows
@@ -181,7 +181,8 @@ def _positions(q: np.ndarray) -> np.ndarray:
 
 
 def _sl_dataset(name: str, k: int, points: int, draws: dict, seed: int):
-    """Curves and the TOP-1/2 crossings of one histogram and k."""
+    """Curves and the TOP-1/2 crossings of one histogram and k; ``sampled[mechanism]``:
+    the draws behind each of its three probabilities (0 where exact)."""
     q = load_histogram(name).astype(float)
     x = -np.sort(-q)
     rank = _positions(q)
@@ -204,7 +205,27 @@ def _sl_dataset(name: str, k: int, points: int, draws: dict, seed: int):
         curves["peel-em" if name_ == "gumbel" else name_] = np.array(probabilities)
     curves["peel-em"][:, 0] = [peeling_top_probability(x, k, e * peel.exponent)
                                for e in epsilons]
-    return epsilons, curves, top_c, top_p
+    sampled = {"canonical-lipschitz": (0, 0, 0)}
+    sampled.update({("peel-em" if m == "gumbel" else m): (count,) * 3
+                    for m, count in draws.items()})
+    sampled["peel-em"] = (0, *sampled["peel-em"][1:])      # Pr[TOP] by the integral
+    return epsilons, curves, top_c, top_p, sampled
+
+
+def _probabilities_text(probabilities, draws) -> str:
+    """Class probabilities, each exact (``0.968``) or sampled from ``draws`` draws with its
+    99% interval (:func:`~optmech.reproduce.sampled_text`)."""
+    return ", ".join(f"{p:.3f}" if count == 0 else sampled_text(round(p * count), count)
+                     for p, count in zip(probabilities, draws))
+
+
+def _draws_text(sampled: dict) -> str:
+    """How the probabilities of a row were obtained, by mechanism."""
+    exact = [m for m, counts in sampled.items() if not any(counts)]
+    parts = [f"{', '.join(exact)} exact"] if exact else []
+    parts += [f"{m}: " + ("Pr[TOP] exact, the others " if counts[0] == 0 else "")
+              + f"{max(counts)} draws" for m, counts in sampled.items() if any(counts)]
+    return "; ".join(parts) + "; 99% intervals"
 
 
 def _sl_results(quick: bool, out: Path) -> list[Result]:
@@ -225,7 +246,8 @@ def _sl_results(quick: bool, out: Path) -> list[Result]:
                 "is near 0 whatever epsilon", source=source,
                 key=f"sl-not-evaluated-{name.lower()}-k{k}"))
             continue
-        epsilons, curves, top_c, top_p = _sl_dataset(name, k, points, draws, 1000 * index)
+        epsilons, curves, top_c, top_p, sampled = _sl_dataset(name, k, points, draws,
+                                                              1000 * index)
         figure[(name, k)] = {m: (epsilons, c[:, 0], c[:, 2]) for m, c in curves.items()}
         factors[(name, k)] = top_p / top_c
         results.append(new_result(
@@ -235,8 +257,9 @@ def _sl_results(quick: bool, out: Path) -> list[Result]:
             key=f"sl-half-epsilon-{name.lower()}-k{k}"))
         at = len(epsilons) // 2
         results.append(new_result(
-            AREA, f"{where}: Pr[TOP, GREAT, GOOD] at eps = {epsilons[at]:.4g}",
-            "; ".join(f"{m}: " + ", ".join(f"{p:.3f}" for p in c[at])
+            AREA, f"{where}: Pr[TOP, GREAT, GOOD] at eps = {epsilons[at]:.4g} "
+            f"({_draws_text(sampled)})",
+            "; ".join(f"{m}: " + _probabilities_text(c[at], sampled[m])
                       for m, c in curves.items()), SL_FIGURE, source,
             key=f"sl-classes-{name.lower()}-k{k}"))
     theirs = {key: f for key, f in factors.items() if key[0] in SL_DATASETS}
@@ -266,10 +289,13 @@ def _sl_results(quick: bool, out: Path) -> list[Result]:
 
 
 def _sweep(name: str, tops, trials: int, seed: int):
-    """Quartiles of each error measure, and S&L's class probabilities, per mechanism and T."""
+    """Quartiles of each error measure with a 99% interval for the median
+    (:func:`~optmech.reproduce.median_interval`), and S&L's class probabilities, per
+    mechanism and T."""
     q = load_histogram(name).astype(float)
     rank = _positions(q)
     errors = {m: {measure: [] for measure in MEASURES} for m in SWEEP_MECHANISMS}
+    medians = {m: {measure: [] for measure in MEASURES} for m in SWEEP_MECHANISMS}
     classes = {m: [] for m in SWEEP_MECHANISMS}
     for i, top in enumerate(tops):
         for j, mechanism_name in enumerate(SWEEP_MECHANISMS):
@@ -278,8 +304,10 @@ def _sweep(name: str, tops, trials: int, seed: int):
             for measure in MEASURES:
                 values = error_rows(q[None], sample, measure, mechanism.ordered)[0]
                 errors[mechanism_name][measure].append(np.quantile(values, [0.25, 0.5, 0.75]))
+                medians[mechanism_name][measure].append(median_interval(values))
             classes[mechanism_name].append(class_probabilities_of_draws(rank[sample], top))
     return ({m: {measure: np.array(v) for measure, v in e.items()} for m, e in errors.items()},
+            {m: {measure: np.array(v) for measure, v in e.items()} for m, e in medians.items()},
             {m: np.array(c) for m, c in classes.items()})
 
 
@@ -289,22 +317,24 @@ def _sweep_results(quick: bool, out: Path) -> list[Result]:
     trials = 10 if quick else 50
     results, sweep, wins = [], {}, {m: 0 for m in ("joint-em", "peel-pf")}
     for index, name in enumerate(progress(datasets, desc="T sweep")):
-        errors, classes = _sweep(name, tops, trials, 10_000 * index)
+        errors, medians, classes = _sweep(name, tops, trials, 10_000 * index)
         sweep[name] = {("peel-em" if m == "gumbel" else m): e for m, e in errors.items()}
         shown = [0, len(tops) // 2, len(tops) - 1]
         for measure, label in MEASURES.items():
             results.append(new_result(
                 AREA, f"{name}: median {label} at T = "
                 + ", ".join(str(tops[s]) for s in shown) + f" (eps = {SWEEP_EPSILON:g}, "
-                f"add/remove, {trials} trials)",
-                "; ".join(f"{m}: " + "/".join(f"{e[measure][s, 1]:.4g}" for s in shown)
-                          for m, e in sweep[name].items()),
+                f"add/remove, {trials} trials; 99% intervals of the median)",
+                "; ".join(f"{'peel-em' if m == 'gumbel' else m}: " + " / ".join(
+                    f"{errors[m][measure][s, 1]:.4g} [{medians[m][measure][s, 0]:.4g}, "
+                    f"{medians[m][measure][s, 1]:.4g}]" for s in shown) for m in errors),
                 SWEEP_FIGURE, GJMR_CODE, key=f"sweep-median-{measure}-{name.lower()}"))
         results.append(new_result(
             AREA, f"{name}: S&L's Pr[TOP, GREAT, GOOD] at T = {tops[0]}, eps = "
-            f"{SWEEP_EPSILON:g} ({trials} trials)",
+            f"{SWEEP_EPSILON:g} ({trials} trials; 99% intervals)",
             "; ".join(f"{'peel-em' if m == 'gumbel' else m}: "
-                      + ", ".join(f"{p:.2f}" for p in c[0]) for m, c in classes.items()),
+                      + ", ".join(sampled_text(round(p * trials), trials, 2) for p in c[0])
+                      for m, c in classes.items()),
             SWEEP_FIGURE, SL_CODE, key=f"sweep-classes-{name.lower()}"))
         joint = errors["joint-em"]["l_inf"][:, 1]
         peel = errors["peel-pf"]["l_inf"][:, 1]

@@ -1,11 +1,14 @@
-"""Parameter sweeps: run independent cells serially, on a local process pool, or on an
-existing Dask distributed cluster, with an on-disk cache so an interrupted sweep resumes.
+"""Parameter sweeps: run independent cells serially, on a local process pool, on an
+executor of your own (a ``concurrent.futures.Executor``: a process pool, Ray's, joblib's,
+submitit's for Slurm) or on an existing Dask distributed cluster, with an on-disk cache so
+an interrupted sweep resumes.
 
 A sweep is a top-level function ``fn(**params) -> JSON-serialisable value`` and a list of
 parameter dicts (the cells).  :func:`run_sweep` returns the results in cell order.  Every
 result goes through one JSON round trip whatever the executor, so a cached result, a
-process-pool result and a Dask result are the same Python objects (a test checks local
-and Dask runs agree exactly).  A cell whose result holds NaN or infinity is an error
+process-pool result and a Dask result are the same Python objects (tests check that local
+and Dask runs agree exactly, and that other executors give the same bytes).  A cell whose
+result holds NaN or infinity is an error
 (:class:`~optmech.validation.NonFiniteResultError`), never a stored number, except a value
 that is truly unbounded (:data:`~optmech.unbounded.UNBOUNDED`, stored as
 ``{"unbounded": true}`` and read back as itself).
@@ -18,9 +21,9 @@ cell runs, as Python's warning filters are.)
 
 The pieces, one module each: :mod:`optmech.sweep.cells` (a cell's key, its run under the
 caller's warning policy, its JSON form), :mod:`optmech.sweep.cache` (the signed on-disk
-cache), :mod:`optmech.sweep.pool` (the local process pool) and
-:mod:`optmech.sweep.cluster` (a Dask cluster: checked addresses, a handshake probe,
-bounded waits).
+cache), :mod:`optmech.sweep.executor` (any executor), :mod:`optmech.sweep.pool` (the local
+process pool, an executor of ours) and :mod:`optmech.sweep.cluster` (a Dask cluster:
+checked addresses, a handshake probe, bounded waits).
 """
 
 from __future__ import annotations
@@ -42,25 +45,32 @@ from optmech.sweep.cluster import (
     _run_dask,
     scheduler_address,
 )
+from optmech.sweep.executor import is_dask_client, is_executor, run_on_executor
 from optmech.sweep.pool import _run_pool
-from optmech.validation import check_integer
+from optmech.validation import InvalidArgumentError, check_integer
 
 __all__ = ["CACHE_FORMAT", "CONNECT_TIMEOUT", "ClusterError", "MAX_ENTRY_BYTES",
            "WORKER_WAIT", "cache_secret_path", "cell_key", "run_sweep", "scheduler_address"]
 
 
-def run_sweep(fn: Callable, cells: Sequence[Mapping[str, Any]], *, workers: int = 1,
+def run_sweep(fn: Callable, cells: Sequence[Mapping[str, Any]], *, workers=1,
               dask_scheduler: str | None = None, cache_dir: str | os.PathLike | None = None,
               desc: str | None = None, show_progress: bool | None = None) -> list:
     """Evaluate ``fn(**cell)`` for every cell; return the results in cell order.
 
-    ``workers > 1`` uses a local process pool (capped at the usable cores);
-    ``dask_scheduler`` ("tcp://host:port", "host:port", or a ``distributed.Client``) sends
-    the cells to an existing Dask cluster instead (the ``cluster`` extra installs Dask).
-    ``cache_dir`` enables the resumable, signed on-disk cache (:mod:`optmech.sweep.cache`).
+    ``workers``: a number (``> 1`` uses a local process pool, capped at the usable cores),
+    or an executor of yours that runs the cells instead: a ``concurrent.futures.Executor``
+    (``ProcessPoolExecutor``, Ray's, joblib's ``loky.get_reusable_executor()``) or anything
+    with ``submit`` whose futures have ``result()`` and ``done()`` (submitit's
+    ``AutoExecutor`` for Slurm); it is not shut down here (:mod:`optmech.sweep.executor`).
+    ``dask_scheduler`` ("tcp://host:port", "host:port", or a ``distributed.Client``; a
+    Client given as ``workers`` is taken as this) sends the cells to an existing Dask
+    cluster instead (the ``cluster`` extra installs Dask).  ``cache_dir`` enables the
+    resumable, signed on-disk cache (:mod:`optmech.sweep.cache`).  Whatever runs the cells,
+    the results are the same Python objects and the cache the same bytes.
     """
     _qualified_name(fn)
-    workers = usable_workers(check_integer(workers, "workers", minimum=1))
+    executor, workers, dask_scheduler = _executor(workers, dask_scheduler)
     cells = [dict(c) for c in cells]
     cache = _Cache(cache_dir)
     policy = _warning_policy()
@@ -88,6 +98,8 @@ def run_sweep(fn: Callable, cells: Sequence[Mapping[str, Any]], *, workers: int 
 
             if client is not None:
                 _run_dask(client, fn, cells, todo, finish, policy)
+            elif executor is not None:
+                run_on_executor(executor, fn, cells, todo, finish, policy)
             elif workers > 1 and len(todo) > 1:
                 _run_pool(fn, cells, todo, finish, workers, policy)
             else:
@@ -99,3 +111,23 @@ def run_sweep(fn: Callable, cells: Sequence[Mapping[str, Any]], *, workers: int 
             if client is not None and client is not dask_scheduler:
                 with contextlib.suppress(Exception):
                     client.close(timeout=CONNECT_TIMEOUT)
+
+
+def _executor(workers, dask_scheduler):
+    """``(executor or None, number of local workers, dask_scheduler)`` from ``run_sweep``'s
+    arguments, checked: ``workers`` a number >= 1 or an executor, a Dask Client given as
+    ``workers`` taken as ``dask_scheduler``, not both an executor and a cluster."""
+    if is_dask_client(workers) and dask_scheduler is None:
+        return None, 1, workers
+    if is_executor(workers):
+        if dask_scheduler is not None:
+            raise InvalidArgumentError("workers", type(workers).__name__,
+                                       "an executor or a Dask scheduler, not both")
+        return workers, 1, None
+    try:
+        count = check_integer(workers, "workers", minimum=1)
+    except InvalidArgumentError:
+        raise InvalidArgumentError("workers", workers, "an integer >= 1 (local processes) or "
+                                   "an executor (an object with submit(), e.g. a "
+                                   "concurrent.futures.ProcessPoolExecutor)") from None
+    return None, usable_workers(count), dask_scheduler

@@ -4,9 +4,9 @@ may use; worker processes ignore Ctrl-C, which the calling process turns into
 (on Linux the kernel kills them when it exits, even by SIGKILL; elsewhere each worker checks
 its parent every second).
 
-Ctrl-C while the workers are being forked is held back until they are (the SIGINT handler
-only records it meanwhile, in the calling process and in the new workers until they set
-it to ignored).  Otherwise a Ctrl-C landing inside the fork handlers (``logging``'s,
+Ctrl-C or SIGTERM while the workers are being forked is held back until they are (the
+handlers only record it meanwhile, in the calling process and in the new workers until
+they set their own).  Otherwise a Ctrl-C landing inside the fork handlers (``logging``'s,
 ``threading``'s) was printed as "Exception ignored" in the caller and in each new worker
 and then lost: the sweep ran to the end and exited 0."""
 
@@ -18,19 +18,24 @@ import os
 import signal
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor
 
-from optmech.sweep.cells import _call
+from optmech.sweep.executor import run_on_executor
 
 __all__: list[str] = []
 
 _PR_SET_PDEATHSIG = 1
+_HELD = (signal.SIGINT, signal.SIGTERM)
 
 
 def _worker_init(parent: int) -> None:
-    """Pool worker initializer: Ctrl-C is the calling process's to handle, and the worker
-    ends when the calling process does, however it ends (SIGTERM, SIGKILL, a crash)."""
+    """Pool worker initializer: Ctrl-C is the calling process's to handle, SIGTERM (which
+    the calling process sends its workers when it stops them) ends the worker at once
+    rather than raising the ``optmech`` command's :class:`~optmech.cli.Terminated` inherited
+    by the fork (which a worker would report as a traceback), and the worker ends when the
+    calling process does, however it ends (SIGTERM, SIGKILL, a crash)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         armed = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
@@ -49,38 +54,54 @@ def _watch_parent(parent: int) -> None:
 
 
 @contextlib.contextmanager
-def _sigint_held():
-    """Ctrl-C inside the block is recorded, not raised, and raised as the previous handler
-    would (``KeyboardInterrupt`` by default) when the block ends.  A signal is handled in the
-    main thread whichever thread receives it, so the handler is replaced rather than the
-    signal blocked; outside the main thread (where handlers cannot be set) nothing is held."""
+def _signals_held():
+    """Ctrl-C and SIGTERM inside the block are recorded, not raised, and raised as the
+    previous handler would (``KeyboardInterrupt`` by default for Ctrl-C, the ``optmech``
+    command's ``Terminated`` for SIGTERM, the default action if that was the handler) when
+    the block ends.  A signal is handled in the
+    main thread whichever thread receives it, so the handlers are replaced rather than the
+    signals blocked; outside the main thread (where handlers cannot be set) nothing is
+    held."""
     caught = []
+    previous = {}
     try:
-        previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(frame))
+        for signum in _HELD:
+            previous[signum] = signal.signal(
+                signum, lambda number, frame: caught.append((number, frame)))
     except ValueError:
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-        if caught and callable(previous):
-            previous(signal.SIGINT, caught[0])
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if caught:
+            signum, frame = caught[0]
+            if callable(previous[signum]):
+                previous[signum](signum, frame)
+            elif previous[signum] == signal.SIG_DFL:     # e.g. SIGTERM outside the command
+                signal.raise_signal(signum)
 
 
 def _run_pool(fn, cells, todo, finish, workers: int, policy) -> None:
+    """The cells on a new local pool of ``workers`` processes
+    (:func:`~optmech.sweep.executor.run_on_executor`, the workers forked with the signals
+    held), stopped at once if the sweep stops."""
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
                                initargs=(os.getpid(),))
-    try:
-        with _sigint_held():   # the workers are forked at the first submit
-            futures = {pool.submit(_call, fn, cells[i], policy): i for i in todo}
-        for future in as_completed(futures):
-            finish(futures[future], future.result())
-    except BaseException:
-        # Stop at once (Ctrl-C, a failed cell): cancel what has not started and end the
-        # workers still computing, or the interpreter would wait for them at exit.
+
+    def stop(_futures) -> None:
+        # Stop at once (Ctrl-C, a failed cell): end the workers still computing, or the
+        # interpreter would wait for them at exit.  The pool cancels what has not started
+        # (cancelling the futures one by one here raced with the pool's own handling of the
+        # workers it saw end: "InvalidStateError: CANCELLED" from its thread, in 5 of 10
+        # runs stopped by SIGTERM)
         for process in list(getattr(pool, "_processes", {}).values()):
             process.terminate()
         pool.shutdown(wait=False, cancel_futures=True)
-        raise
+
+    # the workers are forked at the first submit
+    run_on_executor(pool, fn, cells, todo, finish, policy, submitting=_signals_held,
+                    stop=stop)
     pool.shutdown()

@@ -81,8 +81,8 @@ CLAIMS = (
           evidence=(
               Evidence("SymPy: the Laplace-difference tail in closed form and the loss's limit "
                        "2ε as the gap grows", "heterogeneous.rnmh_laplace_privacy_bound"),
-              Evidence("the library's numerical RNMH pmf (quadrature): loss 1.913ε at gap 20, "
-                       "rising with the gap",
+              Evidence("the library's numerical RNMH pmf (quadrature): loss 1.912989ε at "
+                       "gap 20 (scores (0, 20) against (−1, 21)), rising with the gap",
                        f"{T_H}/test_mechanisms.py::test_rnmh_laplace_exceeds_k_minus_one_with_positive_sensitivities")),
           text=ONE_VERSION + "'we can show that it is (k−1)ε' is prose; the Appendix A example "
                "(all displays legible) has one candidate of sensitivity 0, so it attains "

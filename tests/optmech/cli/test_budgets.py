@@ -83,14 +83,9 @@ def test_options_are_not_abbreviated(capsys, argv):
 def test_no_parser_at_any_depth_takes_abbreviations():
     """Every parser the command builds (``optmech``, each area, each action), whoever
     registers it: ``allow_abbrev`` is off."""
-    def every_parser(parser):
-        yield parser
-        for action in parser._actions:
-            if action.__class__.__name__ == "_SubParsersAction":
-                for child in dict.fromkeys(action.choices.values()):
-                    yield from every_parser(child)
+    from optmech.cli import _all_parsers
 
-    parsers = list(every_parser(build_parser()))
+    parsers = list(_all_parsers(build_parser()))
     assert len(parsers) > 20
     assert [p.prog for p in parsers if p.allow_abbrev] == []
 

@@ -6,7 +6,7 @@ import pytest
 
 from optmech.cli import main
 from optmech.reproduce import Result, compare, new_result
-from optmech.reproduce._runner import AreaRun, areas, render_report
+from optmech.reproduce._runner import ROW_CHARACTERS, AreaRun, areas, render_report
 
 
 def test_areas_are_discovered():
@@ -82,6 +82,8 @@ def test_every_area_goes_through_the_command(tmp_path, capsys, reproduce_from_qu
     assert code == 0, out[-2000:]
     report = (tmp_path / "report.md").read_text()
     assert table_problems(report) == []
+    rows = [line for line in report.splitlines() if line.startswith("| ")]
+    assert max(map(len, rows)) <= ROW_CHARACTERS      # 46 rows ran past 400, one to 837
     assert "| `heterogeneous:rnmh-exp-loss` |" in report and "| ∞ |" in report
     if json_output:
         rows = {r["id"]: r for r in json.loads(out)["results"] if "id" in r}

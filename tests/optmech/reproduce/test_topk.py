@@ -3,6 +3,7 @@
 pmfs of optmech.topk at small sizes."""
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -31,6 +32,15 @@ def test_quick_reproduction(quick_run):
     assert {r.status for r in results} <= {"match", "new"}
     keyed = {r.key: r for r in results if r.key}
     assert keyed["sl-canonical-beats-peeling"].status == "match"
+    # sampled probabilities carry their interval, exact ones do not (the canonical
+    # mechanism's, and peeling EM's Pr[TOP] from its integral)
+    exact, peeling = keyed["sl-classes-hepth-k10"].ours.split("; ")
+    assert "[" not in exact and "draws" in keyed["sl-classes-hepth-k10"].name
+    sampled = r"\d\.\d+ \[\d\.\d+, \d\.\d+\]"
+    assert re.fullmatch(rf"peel-em: \d\.\d+, {sampled}, {sampled}", peeling), peeling
+    for r in results:
+        if r.key.startswith(("sweep-median-", "sweep-classes-")):
+            assert r.ours.count("[") == r.ours.count("]") >= 15, r.ours     # one per number
     for r in results:
         if r.figure:
             assert (out / r.figure).stat().st_size > 10_000
