@@ -55,9 +55,11 @@ from optmech.privacy.bounds import bounded_range_kl
 from optmech.privacy.dominating import (
     BOUNDED_RANGE,
     FAMILY,
+    GAUSSIAN,
     IDENTITY,
     RANDOMISED_RESPONSE,
     Dominance,
+    gaussian_cut,
 )
 from optmech.privacy.fallbacks import fallbacks
 from optmech.privacy.loss_atoms import LossAtoms
@@ -161,18 +163,20 @@ def dominance_of(mechanism) -> Dominance:
     finite domain with a ``neighbour_pairs()`` method (the optimal lattice mechanism), the
     family of every pair of neighbours, both ways (:func:`family_of`); for repeat-and-select
     (:mod:`optmech.privacy.repeat`), randomised response at its smallest proven ε
-    (``proven_epsilon()``, sharp).  Refused for a mechanism with no guarantee or with
-    δ > 0."""
+    (``proven_epsilon()``, sharp).  Refused for a mechanism with no guarantee, or with δ > 0
+    unless it declares the Gaussian pair (μ-GDP: report-noisy-max with Gaussian noise)."""
     proven = getattr(mechanism, "proven_epsilon", None)
     if callable(proven) and proven() is not None and math.isfinite(proven()):
         return Dominance(RANDOMISED_RESPONSE, float(proven()))
     guarantee = getattr(mechanism, "privacy", None)
-    if guarantee is None or getattr(guarantee, "delta", 1.0) != 0:
+    declared = getattr(guarantee, "dominance", None)
+    gaussian = declared is not None and declared[0] == GAUSSIAN
+    if guarantee is None or (getattr(guarantee, "delta", 1.0) != 0 and not gaussian):
         raise InvalidArgumentError("mechanism", getattr(mechanism, "name", mechanism),
-                                   "a mechanism with a proven pure-DP guarantee")
+                                   "a mechanism with a proven pure-DP guarantee or a "
+                                   "dominating Gaussian pair")
     if callable(getattr(mechanism, "neighbour_pairs", None)):
         return family_of(mechanism)
-    declared = getattr(guarantee, "dominance", None)
     if declared is not None:
         kind, epsilon, rounds = declared
         return Dominance(kind, float(epsilon), int(rounds))
@@ -219,13 +223,20 @@ def _rounds(steps) -> list[tuple[Dominance, int]]:
 def _azuma(rounds) -> tuple[float, float, float]:
     """Sums over the rounds of the mean-loss bound, the squared loss range and the largest
     loss, for the windows of the steps not yet composed (:mod:`optmech.privacy.adaptive`;
-    a pure-DP pair's loss spans ``2 ε`` and its mean is at most randomised response's)."""
+    a pure-DP pair's loss spans ``2 ε`` and its mean is at most randomised response's; the
+    Gaussian pair's finite loss is sub-Gaussian with proxy ``(μ + h)² <= (3μ/2)²`` on a grid
+    of at least two nodes per μ, at most ``cut + h``, mean about ``μ²/2``)."""
     mean = variance = largest = 0.0
     for d, count in rounds:
         eps = d.epsilon
         if d.kind == BOUNDED_RANGE:
             mean += count * bounded_range_kl(eps)
             variance += count * eps ** 2
+        elif d.kind == GAUSSIAN:
+            mean += count * eps * eps / 2.0
+            variance += count * 9.0 * eps * eps
+            largest += count * (gaussian_cut(eps) + eps / 2.0)
+            continue
         else:
             mean += count * eps * math.tanh(eps / 2.0)
             variance += count * (2.0 * eps) ** 2
@@ -337,7 +348,7 @@ def work_estimate(steps, resolution: int = RESOLUTIONS[0], reach: float = math.i
             work = len(pieces(d.epsilon, h)) * _SECONDS_PER_PIECE
         else:
             f = group.fixed
-            m1, v1 = f.mean, f.spread ** 2
+            m1, v1 = f.mean, f.azuma
             l1 = (f.start + f.masses.size - 1) * h
             work = f.masses.size * _SECONDS_PER_TAP
         block = max(1, group.count // 64)      # the window grows with the rounds done
@@ -555,8 +566,8 @@ def _atoms_epsilon(atoms: LossAtoms, delta: float) -> float:
 def _published(steps) -> list[tuple]:
     """``(published kind, ε, count[, Rényi curve])`` of every round, for the fallbacks
     (:mod:`optmech.privacy.fallbacks`): bounded range where it is, the Laplace curve where
-    ``dp_accounting`` uses it (permute-and-flip), pure DP otherwise; repeat-and-select at
-    its published ε, with its published Rényi curve."""
+    ``dp_accounting`` uses it (permute-and-flip), the Gaussian mechanism's at μ, pure DP
+    otherwise; repeat-and-select at its published ε, with its published Rényi curve."""
     out = []
     for step in steps:
         d = dominance_of(step.mechanism)
@@ -567,10 +578,32 @@ def _published(steps) -> list[tuple]:
             out.append(("pure", _published_epsilon(step.mechanism), step.count, rdp))
             continue
         kind = ("bounded-range" if d.kind == BOUNDED_RANGE
+                else "gaussian" if d.kind == GAUSSIAN
                 else "laplace" if step.name.replace("_", "-") in
                 [m.replace("_", "-") for m in _PUBLISHED_LAPLACE] else "pure")
         out.append((kind, d.epsilon, step.count * d.rounds))
     return out
+
+
+def _black_box(steps) -> list[tuple[float, int]] | None:
+    """``(ε, runs)`` of every private step as a black-box ε-DP mechanism (its published ε),
+    or None when a step is not pure DP (a Gaussian one): the naive and randomised-response
+    fallbacks do not apply."""
+    out = []
+    for step in steps:
+        kind = dominance_of(step.mechanism).kind
+        if kind == GAUSSIAN:
+            return None
+        if kind != IDENTITY:
+            out.append((_published_epsilon(step.mechanism), step.count))
+    return out
+
+
+def _scale(step: Step) -> float:
+    """A step's share of a composed ``eps'`` for choosing its lower pair: its rounds' ε (μ
+    for a Gaussian round, whose ``eps'`` at moderate δ is a few μ)."""
+    d = dominance_of(step.mechanism)
+    return d.epsilon * d.rounds * step.count
 
 
 def _published_epsilon(mechanism) -> float:
@@ -633,8 +666,11 @@ def _pair_payload(pair: _Pair, step: Step) -> dict:
 
 def _step_payload(step: Step, relation: str) -> dict:
     d = dominance_of(step.mechanism)
-    return {"step": str(step), "mechanism": step.name, "eps": step.epsilon,
-            "count": step.count, "rounds": d.rounds, "round_eps": d.epsilon,
+    gaussian = d.kind == GAUSSIAN
+    return {"step": str(step), "mechanism": step.name,
+            "eps": None if gaussian else step.epsilon, "count": step.count,
+            "rounds": d.rounds, "round_eps": None if gaussian else d.epsilon,
+            **({"mu": d.epsilon, "rho": d.epsilon ** 2 / 2.0} if gaussian else {}),
             "dominating": d.kind, "theorem": d.statement,
             "papers": [{"title": p.title, "authors": p.authors, "arxiv": p.arxiv,
                         "where": p.where or None} for p in d.papers],
@@ -745,11 +781,11 @@ class Accountant:
         groups: dict = {}
         for step in self.steps:
             groups[step.mechanism] = groups.get(step.mechanism, 0) + step.count
-        total_eps = sum(Step(m).epsilon * c for m, c in groups.items()) or 1.0
+        total_scale = sum(_scale(Step(m, c)) for m, c in groups.items()) or 1.0
         chosen, total = {}, None
         for mechanism, count in groups.items():
             step = Step(mechanism, count)
-            target = None if delta is not None else eps_prime * step.epsilon * count / total_eps
+            target = None if delta is not None else eps_prime * _scale(step) / total_scale
             best = None
             for pair in _screen(_candidate_pairs(step, self.n), count, delta or 1e-6):
                 composed = _composed(pair, count)
@@ -774,11 +810,11 @@ class Accountant:
             raise InvalidArgumentError("eps_prime", eps_prime, "finite numbers >= 0")
         if delta is None and asked is None:
             raise InvalidArgumentError("delta", None, "a number in (0, 1), or eps' values")
-        total_eps = sum(s.epsilon * s.count for s in self.steps)
+        largest = _azuma(_rounds(self.steps))[2]        # the largest finite loss
         bound = self.upper(delta, asked or ())
         upper_eps = None if delta is None else bound.epsilon(delta)
         grid = asked if asked is not None else list(np.linspace(
-            0.0, min(total_eps, 2.0 * max(upper_eps or 0.0, 1e-3)), 41))
+            0.0, min(largest, 2.0 * max(upper_eps or 0.0, 1e-3)), 41))
         if delta is not None:
             atoms, pairs = self.lower(delta)
             lower_curve = _atoms_delta(atoms, grid)
@@ -788,8 +824,7 @@ class Accountant:
                                     zip(profiles, grid)])
             atoms, pairs = profiles[0]
         lower_eps = None if delta is None else _atoms_epsilon(atoms, delta)
-        black_box = [(_published_epsilon(s.mechanism), s.count) for s in self.steps
-                     if dominance_of(s.mechanism).kind != IDENTITY]
+        black_box = _black_box(self.steps)
         fallback = fallbacks(
             _published(self.steps), black_box, delta, grid,
             lambda: Accountant([(build_selection("rr", e), c) for e, c in black_box],

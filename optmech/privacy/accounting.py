@@ -25,7 +25,10 @@ response, the Laplace pair, and for bounded-range steps the envelope pair, one p
 every step), spread onto the accountant's own grids and rounded up again by
 ``dp_accounting``: a PLD that composes there with any other event and never reports below
 the accountant's certified curve (a test checks it; the envelope makes it looser than the
-accountant's sup over ``t`` at every step).
+accountant's sup over ``t`` at every step).  A Gaussian step (μ-GDP) is ``dp_accounting``'s
+own Gaussian PLD (``from_gaussian_mechanism`` with standard deviation ``1/μ``,
+pessimistic); repeat-and-select, for which ``dp_accounting`` has no PLD, is randomised
+response at its sharp ε.
 
 :func:`to_opendp_profile` is the certified curve as an OpenDP ``PrivacyProfile``
 (``opendp.prelude.new_privacy_profile``, which OpenDP 0.16 accepts only with its
@@ -42,7 +45,7 @@ import math
 
 import numpy as np
 
-from optmech.privacy.dominating import Dominance
+from optmech.privacy.dominating import FAMILY, GAUSSIAN, RANDOMISED_RESPONSE, Dominance
 from optmech.privacy.loss import LossDistribution
 from optmech.validation import check_positive
 
@@ -96,14 +99,19 @@ def account_to_dp_accounting(accountant, value_discretization_interval: float = 
     total = pld.identity(value_discretization_interval=interval)
     for group in plan_of(accountant):           # the accountant's own grids, last step first
         d = group.dominance
-        if d.kind == "family":      # one pair for the whole family: randomised response
-            d = Dominance("randomised-response", d.epsilon)
-        fixed = group.fixed or d.fixed_step(group.step)
-        losses = (fixed.start + np.arange(fixed.masses.size)) * group.step
-        with np.errstate(divide="ignore"):
-            log_p = np.log(fixed.masses)
-        exported = to_dp_accounting(LossDistribution(losses, losses, log_p, log_p - losses),
-                                    interval)
+        if d.kind == GAUSSIAN:
+            exported = pld.from_gaussian_mechanism(
+                1.0 / d.epsilon, pessimistic_estimate=True,
+                value_discretization_interval=interval)
+        else:
+            if d.kind == FAMILY:    # one pair for the whole family: randomised response
+                d = Dominance(RANDOMISED_RESPONSE, d.epsilon)
+            fixed = group.fixed or d.fixed_step(group.step)
+            losses = (fixed.start + np.arange(fixed.masses.size)) * group.step
+            with np.errstate(divide="ignore"):
+                log_p = np.log(fixed.masses)
+            exported = to_dp_accounting(
+                LossDistribution(losses, losses, log_p, log_p - losses), interval)
         total = total.compose(exported.self_compose(group.count) if group.count > 1
                               else exported)
     return total

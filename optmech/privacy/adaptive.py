@@ -73,7 +73,12 @@ inflation.
 **Truncation, certified.**  Only the nodes that can matter are kept.  Above, the total loss
 of the steps already processed obeys Azuma-Hoeffding (increments with predictable ranges
 ``r_i`` and conditional means at most ``m_i``: the largest KL of the family), so ``W_j(x) <=
-P(S > x) <= exp(-2 (x - sum m_i)^2 / sum r_i^2)``; nodes beyond the point where that is
+P(S > x) <= exp(-2 (x - sum m_i)^2 / sum r_i^2)``; an increment that is sub-Gaussian with
+proxy ``s_i^2`` enters with ``r_i^2 = 4 s_i^2`` (the same inequality: Hoeffding's lemma is
+``s^2 = r^2/4``; the Gaussian pair on its grid, a truncated Gaussian, which is strongly
+log-concave and so sub-Gaussian with its variance ``μ²``, plus the spread's move of at most
+one grid step ``h``: ``s = μ + h``, sub-Gaussian proxies adding in their square roots under
+any dependence, by Hölder); nodes beyond the point where that is
 below 1e-30 are not stored, and the bound stands in for them.  The steps not yet processed
 (earlier in time) shift ``x`` by their loss, whose lower tail obeys the same inequality
 (their conditional means are >= 0), so values of ``W_j`` beyond the largest ``eps'`` asked
@@ -127,6 +132,14 @@ class FixedStep:
     #: ``P``-mass of the loss ``+inf`` (outputs ``Q`` never gives: an unbounded pair's
     #: tails, :data:`~optmech.privacy.dominating.GAUSSIAN`); 0 for a bounded pair.
     escape: float = 0.0
+    #: Four times a sub-Gaussian variance proxy of the finite loss where that is below
+    #: ``spread**2`` (the Gaussian pair); None: ``spread**2`` (Hoeffding's lemma).
+    proxy: float | None = None
+
+    @property
+    def azuma(self) -> float:
+        """What the step adds to :attr:`HockeyStickBound.variance`."""
+        return self.spread ** 2 if self.proxy is None else min(self.proxy, self.spread ** 2)
 
 
 @dataclass(frozen=True)
@@ -252,7 +265,7 @@ class HockeyStickBound:
         """``W'(x) = sum_j p_j W(x - l_j) + escape`` (module docstring; ``W(-inf) = 1``), at
         every node kept."""
         mean = self.mean + step.mean
-        variance = self.variance + step.spread ** 2
+        variance = self.variance + step.azuma
         largest = self.largest + (step.start + step.masses.size - 1) * self.step
         n = kept_nodes(self.step, mean, variance, largest, reach)
         # W'(x_i) = sum_j p_j W(x_{i - start - j}): a convolution over the needed nodes

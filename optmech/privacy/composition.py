@@ -14,10 +14,11 @@ selections is exact, not discretised as in a PLD accountant; ``D_alpha`` of the 
 sum of products of ``k`` masses, so its logarithm is off by at most ``k`` times the largest
 error of one run, plus the rounding of its ``k`` additions, the merging sums and the binomial
 coefficients of a binary pair: ``k + 2`` roundings of the largest intermediate,
-``k max|log p| + log k!``.  The composed curves' error intervals stay bounds.  :func:`product` composes two different pairs
-the same way.  The memory of a composition is bounded before it starts
-(:func:`~optmech.privacy.loss_atoms.power_size`); larger compositions, and sequences of
-different mechanisms with a certified bound, are :mod:`optmech.privacy.accountant`'s.
+``k max|log p| + log k!``.  The composed curves' error intervals stay bounds.
+:func:`product` composes two different pairs the same way.  The memory of a composition is
+bounded before it starts (:func:`~optmech.privacy.loss_atoms.power_size`); larger
+compositions, and sequences of different mechanisms with a certified bound, are
+:mod:`optmech.privacy.accountant`'s.
 """
 
 from __future__ import annotations

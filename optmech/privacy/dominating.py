@@ -98,8 +98,8 @@ from optmech.privacy.bounds import bounded_range_delta, randomised_response_delt
 from optmech.validation import InvalidArgumentError, check_nonnegative
 
 __all__ = ["BOUNDED_RANGE", "FAMILY", "GAUSSIAN", "IDENTITY", "LAPLACE",
-           "RANDOMISED_RESPONSE", "Dominance", "Paper", "gaussian_delta", "gaussian_step",
-           "spread_on_grid"]
+           "RANDOMISED_RESPONSE", "Dominance", "Paper", "gaussian_cut", "gaussian_delta",
+           "gaussian_step", "spread_on_grid"]
 
 BOUNDED_RANGE = "bounded-range"
 LAPLACE = "laplace"
@@ -175,7 +175,7 @@ _GL_X, _GL_W = (_GL_X + 1.0) / 2.0, _GL_W / 2.0
 
 
 def spread_on_grid(step: float, losses=(), masses=(), density=None,
-                   escape: float = 0.0) -> FixedStep:
+                   escape: float = 0.0, proxy: float | None = None) -> FixedStep:
     """The pair moved onto the losses ``j * step``: each likelihood ratio ``y = e^l`` split
     between its neighbouring nodes ``e^(j h) <= y <= e^((j+1) h)`` keeping the ``Q``-mean
     (a mean-preserving spread, so the result dominates the pair for every ``alpha >= 0``:
@@ -184,10 +184,11 @@ def spread_on_grid(step: float, losses=(), masses=(), density=None,
     ``losses``, ``masses``: atoms (finite losses, ``P``-masses); ``density``: ``(f, lo,
     hi)`` for a ``P``-density ``f(l)`` of the loss on ``(lo, hi)``, analytic there (the
     continuous part of the Laplace and Gaussian pairs); ``escape``: ``P``-mass of the loss
-    ``+inf``.  In ``P``-masses a loss ``l = (j + s/h) h`` sends ``expm1(h - s) / expm1(h)``
-    of its mass to node ``j`` and the rest, ``e^(h - s) expm1(s) / expm1(h)``, to node ``j +
-    1``.  The step's mean is that of its finite losses given that none escaped (the
-    Azuma-Hoeffding bound of :mod:`optmech.privacy.adaptive` adds the escaped mass).
+    ``+inf``; ``proxy``: :attr:`FixedStep.proxy`.  In ``P``-masses a loss ``l = (j + s/h)
+    h`` sends ``expm1(h - s) / expm1(h)`` of its mass to node ``j`` and the rest, ``e^(h -
+    s) expm1(s) / expm1(h)``, to node ``j + 1``.  The step's mean is that of its finite
+    losses given that none escaped (the Azuma-Hoeffding bound of
+    :mod:`optmech.privacy.adaptive` adds the escaped mass).
     """
     h = float(step)
     losses = np.asarray(losses, dtype=float)
@@ -218,7 +219,7 @@ def spread_on_grid(step: float, losses=(), masses=(), density=None,
     out = out[keep[0]:keep[-1] + 1]
     nodes = nodes[keep[0]:keep[-1] + 1]
     return FixedStep(first + int(keep[0]), out, float(nodes[-1] - nodes[0]),
-                     float((out * nodes).sum() / out.sum()), float(escape))
+                     float((out * nodes).sum() / out.sum()), float(escape), proxy)
 
 
 def gaussian_delta(mu: float, eps_prime) -> np.ndarray:
@@ -234,19 +235,26 @@ def gaussian_delta(mu: float, eps_prime) -> np.ndarray:
         return np.exp(log_a) * -np.expm1(np.minimum(log_b - log_a, 0.0))
 
 
+def gaussian_cut(mu: float) -> float:
+    """``μ²/2 + zμ``: the largest finite loss of the μ-GDP pair on the grid (before the
+    spread onto its nodes)."""
+    return mu * mu / 2.0 + GAUSSIAN_CUT * mu
+
+
 def gaussian_step(mu: float, step: float) -> FixedStep:
     """The μ-GDP pair on the grid ``step``: its loss density ``φ((l - μ²/2)/μ)/μ`` on ``|l|
     <= μ²/2 + zμ`` spread onto the nodes, both tails' ``P``-mass escaping to ``+inf``
-    (module docstring)."""
+    (module docstring); its loss is sub-Gaussian with proxy ``(μ + step)²``
+    (:mod:`optmech.privacy.adaptive`)."""
     mu = float(mu)
-    half = mu * mu / 2.0
-    cut = half + GAUSSIAN_CUT * mu
+    half, cut = mu * mu / 2.0, gaussian_cut(mu)
     escape = float(special.ndtr(-GAUSSIAN_CUT) + special.ndtr(-GAUSSIAN_CUT - mu))
 
     def density(loss):
         z = (loss - half) / mu
         return np.exp(-0.5 * z * z) / (mu * math.sqrt(2.0 * math.pi))
-    return spread_on_grid(step, density=(density, -cut, cut), escape=escape)
+    return spread_on_grid(step, density=(density, -cut, cut), escape=escape,
+                          proxy=4.0 * (mu + step) ** 2)
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,11 @@
 Each fallback takes the rounds of :mod:`optmech.privacy.accountant` as ``(kind, ε of one
 round, rounds)`` triples, the kind being the published guarantee a deployer would use:
 ``bounded-range`` (the exponential mechanism and its kin), ``laplace`` (permute-and-flip,
-for which ``dp_accounting`` uses the Laplace mechanism's curves) or ``pure`` (every other
-ε-DP mechanism); a black-box step is ``(ε of the whole step, runs)``.  Each returns its ε′
-at a δ and its δ at a list of ε′:
+for which ``dp_accounting`` uses the Laplace mechanism's curves), ``gaussian`` (the
+Gaussian mechanism, its μ in place of ε: report-noisy-max with Gaussian noise) or ``pure``
+(every other ε-DP mechanism); a black-box step is ``(ε of the whole step, runs)``.  Each
+returns its ε′ at a δ and its δ at a list of ε′ (``naive`` and ``randomised_response``
+only when every step is pure DP):
 
 * ``naive``: basic composition, ``eps' = sum of the ε's`` with δ = 0 (and no statement
   below it: δ = 1 there).
@@ -15,15 +17,18 @@ at a δ and its δ at a list of ε′:
   exponential mechanism (``from_privacy_parameters(eps, 0)``).
 * ``zcdp``: ``rho`` summed over the published bounds: ``ε²/8`` per bounded-range round
   (Cesar and Rogers, arXiv:2004.07223, Lemma 3.2), ``ε²/2`` per pure-DP round (Bun and
-  Steinke, arXiv:1605.02065, Proposition 3.3); ``eps' = rho + 2 sqrt(rho log(1/delta))``
+  Steinke, arXiv:1605.02065, Proposition 3.3), ``μ²/2`` per Gaussian round (their
+  Proposition 1.6); ``eps' = rho + 2 sqrt(rho log(1/delta))``
   (their Proposition 1.3), so ``delta(eps') = exp(-(eps' - rho)^2 / (4 rho))``.
 * ``rdp``: the published Rényi curves summed on ``dp_accounting``'s orders and converted as
   its RDP accountant converts them (Canonne, Kamath and Steinke, arXiv:2004.00010,
   Proposition 12): ``min(xi + alpha ε²/8, ε)`` per bounded-range round (the exponential
   mechanism's branch, with its count), the Laplace mechanism's curve per permute-and-flip
-  round (the branch ``dp_accounting`` uses for it), randomised response's curve per
-  pure-DP round, and a round's own published curve where it has one (repeat-and-select:
-  Papernot and Steinke's theorems, as ``dp_accounting``'s ``RepeatAndSelectDpEvent``).
+  round (the branch ``dp_accounting`` uses for it), ``alpha μ²/2`` per Gaussian round
+  (Mironov, *Rényi differential privacy*, arXiv:1702.07476, Proposition 7), randomised
+  response's curve per pure-DP round, and a round's own published curve where it has one
+  (repeat-and-select: Papernot and Steinke's theorems, as ``dp_accounting``'s
+  ``RepeatAndSelectDpEvent``).
 """
 
 from __future__ import annotations
@@ -39,8 +44,8 @@ from optmech.privacy.loss_atoms import LossAtoms
 __all__ = ["FALLBACKS", "PUBLISHED", "fallbacks"]
 
 #: The published guarantee of a round: its kind in ``rounds`` (module docstring).
-PUBLISHED = ("bounded-range", "laplace", "pure")
-BOUNDED_RANGE, LAPLACE, PURE = PUBLISHED
+PUBLISHED = ("bounded-range", "laplace", "gaussian", "pure")
+BOUNDED_RANGE, LAPLACE, GAUSSIAN, PURE = PUBLISHED
 
 #: The fallbacks' names (JSON keys).
 FALLBACKS = ("naive", "randomised_response", "zcdp", "rdp")
@@ -102,14 +107,15 @@ def _invert(curve, delta: float, top: float) -> float:
 
 def _zcdp(rounds, delta, eps_prime) -> dict:
     rho = sum(count * eps ** 2 / (8.0 if kind == BOUNDED_RANGE else 2.0)
-              for kind, eps, count, *_ in rounds)
+              for kind, eps, count, *_ in rounds)          # a Gaussian's eps is its mu
     eps = None if delta is None else rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
     curve = [0.0 if rho == 0 else 1.0 if e <= rho else math.exp(-(e - rho) ** 2 / (4.0 * rho))
              for e in eps_prime]
     return {"eps": eps, "rho": rho, "delta": curve,
             "source": "rho summed: eps^2/8 per bounded-range round (Cesar & Rogers, "
                       "arXiv:2004.07223, Lemma 3.2), eps^2/2 per pure-DP round (Bun & "
-                      "Steinke, arXiv:1605.02065, Proposition 3.3); eps' = rho + "
+                      "Steinke, arXiv:1605.02065, Proposition 3.3), mu^2/2 per Gaussian "
+                      "round (their Proposition 1.6); eps' = rho + "
                       "2 sqrt(rho log(1/delta)) (their Proposition 1.3)"}
 
 
@@ -124,6 +130,8 @@ def _rdp(rounds, delta, eps_prime) -> dict:
             total += count * em_event_rdp(eps, orders)
         elif kind == LAPLACE:
             total += count * laplace_rdp(eps, orders)
+        elif kind == GAUSSIAN:
+            total += count * orders * eps * eps / 2.0
         else:
             total += count * randomised_response_renyi(eps, orders)
     eps, order = (None, None) if delta is None else compute_epsilon(orders, total, delta)
@@ -135,7 +143,9 @@ def _rdp(rounds, delta, eps_prime) -> dict:
     return {"eps": eps, "order": order, "delta": [float(v) for v in curve],
             "source": "Renyi curves summed on dp_accounting's orders: min(xi + a eps^2/8, "
                       "eps) per bounded-range round, the Laplace mechanism's per "
-                      "permute-and-flip round, randomised response's per pure-DP round; "
+                      "permute-and-flip round, a mu^2/2 per Gaussian round (Mironov, "
+                      "arXiv:1702.07476, Proposition 7), randomised response's per pure-DP "
+                      "round; "
                       "converted as dp_accounting's compute_epsilon (Canonne, Kamath & "
                       "Steinke, arXiv:2004.00010, Proposition 12)"}
 
@@ -143,14 +153,16 @@ def _rdp(rounds, delta, eps_prime) -> dict:
 def fallbacks(rounds, black_box, delta, eps_prime, upper_of) -> dict:
     """Every fallback (module docstring) as ``{name: {"eps", "delta", "source", ...}}``.
 
-    ``rounds``: ``(kind, ε, count)`` of every round (kind ``bounded-range``, ``laplace`` or
-    ``pure``), with a fourth entry, a function ``orders -> Rényi curve``, for a round with a
-    published curve of its own (repeat-and-select: Papernot and Steinke); ``black_box``: ``(ε, count)`` of every
-    step as a whole; ``upper_of``: computes the randomised-response composition on the
-    certified grid when the exact product is too large."""
+    ``rounds``: ``(kind, ε, count)`` of every round (kind ``bounded-range``, ``laplace``,
+    ``gaussian`` or ``pure``), with a fourth entry, a function ``orders -> Rényi curve``,
+    for a round with a published curve of its own (repeat-and-select: Papernot and
+    Steinke); ``black_box``: ``(ε, count)`` of every step as a whole, None when a step is
+    not pure DP (then no ``naive`` and ``randomised_response``); ``upper_of``: computes the
+    randomised-response composition on the certified grid when the exact product is too
+    large."""
     eps_prime = [float(e) for e in eps_prime]
-    return {"naive": _naive(black_box, delta, eps_prime),
-            "randomised_response": _randomised_response(black_box, delta, eps_prime,
-                                                         upper_of),
-            "zcdp": _zcdp(rounds, delta, eps_prime),
+    pure = {} if black_box is None else {
+        "naive": _naive(black_box, delta, eps_prime),
+        "randomised_response": _randomised_response(black_box, delta, eps_prime, upper_of)}
+    return {**pure, "zcdp": _zcdp(rounds, delta, eps_prime),
             "rdp": _rdp(rounds, delta, eps_prime)}

@@ -33,8 +33,13 @@ import numpy as np
 
 from optmech.privacy.divergences import hockey_stick, max_loss, renyi
 from optmech.privacy.repeat import Repetitions
-from optmech.validation import InvalidArgumentError, check_choice, check_integer, \
-    check_positive, check_rng
+from optmech.validation import (
+    InvalidArgumentError,
+    check_choice,
+    check_integer,
+    check_positive,
+    check_rng,
+)
 
 __all__ = ["OBJECTIVES", "WorstBase", "base_pair", "epsilon_at_delta", "repeated_figure",
            "worst_base_pair"]

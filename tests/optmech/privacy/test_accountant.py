@@ -256,3 +256,90 @@ def test_repeat_and_select_steps_bracket(spec):
         _bracket_holds(report)
         assert accountant.upper(delta).epsilon(delta) >= report.payload["lower"]["eps"]
     assert dominance_of(mechanism).epsilon == pytest.approx(mechanism.proven_epsilon())
+
+
+class _TwoCandidateGaussianNoisyMax:
+    """Report-noisy-max with Gaussian noise sigma on two candidates, written out here:
+    Pr[first] = Phi((q_0 - q_1) / (sqrt(2) sigma)); a post-processing of the Gaussian
+    mechanism on the score vector (l2 sensitivity sqrt(2)), so sqrt(2)/sigma-GDP."""
+
+    name = "gaussian-2"
+    monotonic = False
+    epsilon = None
+
+    def __init__(self, sigma):
+        from types import SimpleNamespace
+
+        self.sigma = sigma
+        self.privacy = SimpleNamespace(epsilon=float("inf"), delta=1e-300,
+                                       dominance=("gaussian", np.sqrt(2.0) / sigma, 1))
+
+    def logpmf(self, scores):
+        from scipy.special import log_ndtr
+
+        q = np.atleast_2d(np.asarray(scores, dtype=float))
+        z = (q[:, 0] - q[:, 1]) / (np.sqrt(2.0) * self.sigma)
+        return np.stack([log_ndtr(z), log_ndtr(-z)], axis=1)
+
+
+def _gdp_epsilon(mu, delta):
+    """eps' of mu-GDP at delta, by bisection on the closed form at 40 digits."""
+    with mp.workdps(40):
+        mu = mp.mpf(mu)
+
+        def curve(e):
+            return mp.ncdf(mu / 2 - e / mu) - mp.e ** e * mp.ncdf(-mu / 2 - e / mu)
+        lo, hi = mp.mpf(0), 10 * mu + mu * mu
+        for _ in range(120):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if curve(mid) > delta else (lo, mid)
+        return float(hi)
+
+
+@pytest.mark.parametrize("sigma, count", [(4.0, 50), (1.5, 5)])
+def test_gaussian_steps_against_exact_gdp(sigma, count):
+    """count rounds of mu-GDP are sqrt(count) mu-GDP: the certified eps' lies above that
+    closed form (its curve is attained by the Gaussian mechanism) and within 1 %; only the
+    zCDP and Rényi fallbacks apply (zCDP's rho = count mu^2 / 2, its closed form); the
+    report validates against its schema."""
+    from optmech.schemas import validate
+
+    mechanism = _TwoCandidateGaussianNoisyMax(sigma)
+    mu = np.sqrt(2.0) / sigma
+    report = Accountant([(mechanism, count)]).report(1e-6)
+    payload = report.payload
+    exact = _gdp_epsilon(mu * np.sqrt(count), 1e-6)
+    assert exact <= payload["upper"]["eps"] <= exact * 1.01
+    _bracket_holds(report)
+    assert set(payload["fallbacks"]) == {"zcdp", "rdp"}
+    rho = count * mu * mu / 2
+    assert payload["fallbacks"]["zcdp"]["rho"] == pytest.approx(rho, rel=1e-14)
+    assert payload["fallbacks"]["zcdp"]["eps"] == pytest.approx(
+        rho + 2 * np.sqrt(rho * np.log(1e6)), rel=1e-14)
+    step = payload["steps"][0]
+    assert (step["dominating"], step["eps"]) == ("gaussian", None)
+    assert step["mu"] == pytest.approx(mu)
+    validate({"optmech_version": "0", "schema": "optmech.privacy.account/1", **payload})
+
+
+def test_gaussian_and_pure_steps_compose():
+    """A Gaussian step among pure-DP ones: the bracket holds, the certified eps' is above
+    what the pure part alone attains (a part of a composition is a post-processing of
+    it), and at most the Rényi fallback."""
+    gaussian = _TwoCandidateGaussianNoisyMax(3.0)
+    accountant = Accountant(["em:0.1:40", (gaussian, 20), "pf:0.5:4"])
+    report = accountant.report(1e-6)
+    _bracket_holds(report)
+    upper = report.payload["upper"]["eps"]
+    assert upper >= Accountant(["em:0.1:40", "pf:0.5:4"]).report(1e-6).payload["lower"]["eps"]
+    assert upper <= report.payload["fallbacks"]["rdp"]["eps"]
+
+
+def test_a_mechanism_with_delta_and_no_gaussian_pair_is_refused():
+    from types import SimpleNamespace
+
+    mechanism = SimpleNamespace(name="approx", monotonic=False,
+                                privacy=SimpleNamespace(epsilon=1.0, delta=1e-6,
+                                                        dominance=None))
+    with pytest.raises(InvalidArgumentError, match="Gaussian"):
+        dominance_of(mechanism)

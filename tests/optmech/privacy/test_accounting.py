@@ -107,3 +107,23 @@ def test_opendp_profile_carries_the_certified_curve():
     values = report.payload["upper"]["delta"]["delta"]
     for e, delta in zip(grid, values):
         assert profile.delta(e) == pytest.approx(delta, rel=1e-12, abs=1e-300)
+
+
+def test_a_gaussian_step_exports_as_dp_accountings_own_gaussian_pld():
+    """A Gaussian step goes over as dp_accounting's Gaussian PLD (pessimistic): above the
+    exact sqrt(K) mu-GDP curve and close to it, composed with the pure steps' pairs."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_accountant import _gdp_epsilon, _TwoCandidateGaussianNoisyMax
+
+    from optmech.privacy.accountant import Accountant
+
+    gaussian = _TwoCandidateGaussianNoisyMax(4.0)
+    mu = math.sqrt(2.0) / 4.0
+    exported = Accountant([(gaussian, 50)]).to_dp_accounting()
+    exact = _gdp_epsilon(mu * math.sqrt(50), 1e-6)
+    assert exact <= exported.get_epsilon_for_delta(1e-6) <= exact * 1.01
+    mixed = Accountant(["em:0.1:30", (gaussian, 50)]).to_dp_accounting()
+    assert mixed.get_epsilon_for_delta(1e-6) > exported.get_epsilon_for_delta(1e-6)

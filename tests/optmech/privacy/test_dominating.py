@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from optmech.privacy.divergences import hockey_stick
 from optmech.privacy.accountants import laplace_delta
-from optmech.privacy.bounds import bounded_range_delta, randomised_response_delta
 from optmech.privacy.adaptive import HockeyStickBound
+from optmech.privacy.bounds import bounded_range_delta, randomised_response_delta
+from optmech.privacy.divergences import hockey_stick
 from optmech.privacy.dominating import (
     GAUSSIAN,
     LAPLACE,
