@@ -196,9 +196,11 @@ def register(subparsers) -> None:
                               "(general, default) or all the same way (monotonic: add/remove)")
     account.add_argument("--top", type=positive_int, default=1,
                          help="T of the top-k steps, 1 to 64 (default 1)")
-    account.add_argument("--n", type=positive_int, default=2,
-                         help="candidates of the lower bound's pairs, 2 to 64 (default 2); "
-                              "of the optimal lattice mechanism for lattice steps")
+    account.add_argument("--n", type=positive_int, default=None,
+                         help="the number of candidates, 2 to 1e6 (default 2): of the lower "
+                              "bound's pairs; of the optimal lattice mechanism for lattice "
+                              "steps; required with rnm-gaussian steps, certified for at "
+                              "most this many candidates")
     _lattice_depth(account, "lattice steps")
     account.add_argument("--resolution", type=positive_int, default=None,
                          help="grid nodes per epsilon of the smallest round, 2 to 4096 "
@@ -361,7 +363,8 @@ def _builder(args, lattice_as=None):
         if lattice_as and name.strip().lower() == "lattice":
             name = lattice_as
         lattice = name.strip().lower() == "lattice"
-        mechanism = _build_step_mechanism(name, epsilon, monotonic, top, args.n,
+        mechanism = _build_step_mechanism(name, epsilon, monotonic, top,
+                                          _lattice_candidates(args) if lattice else 2,
                                           _depth(args, "a lattice step") if lattice else 1)
         if getattr(args, "repeat", None) is None:
             return mechanism
@@ -396,11 +399,23 @@ def estimate_account(args: argparse.Namespace) -> Estimate:
     if not any(s.strip().lower().startswith("lattice") for s in args.step):
         return work
     _depth(args, "a lattice step")
+    n = _lattice_candidates(args)
     # a family round costs its pairs' atoms (classes x moves x both ways x n) at 40 ns a
     # node where a randomised-response round costs its taps (about 33) at 4 ns
-    atoms = 2 * math.comb(args.n + args.k - 1, args.k) * 2 ** args.n * args.n
-    return (Estimate(work.seconds * atoms * 40 / (33 * 4), work.nbytes, "--step, --n, --k",
-                     args.step) + _lattice_estimate(args, args.n))
+    atoms = 2 * math.comb(n + args.k - 1, args.k) * 2 ** n * n
+    return (Estimate(work.seconds * atoms * 40 / (33 * 4), work.nbytes,
+                     f"--step, --n, {args.depth_option}", args.step)
+            + _lattice_estimate(args, n))
+
+
+def _lattice_candidates(args) -> int:
+    """``--n`` of a lattice step (default 2), at most 64 (its LP is refused far below)."""
+    n = 2 if args.n is None else args.n
+    if n > 64:
+        from optmech.validation import InvalidArgumentError
+
+        raise InvalidArgumentError("--n", n, "at most 64 with a lattice step")
+    return n
 
 
 def run_account(args: argparse.Namespace) -> int:

@@ -67,8 +67,8 @@ from optmech.progress import progress
 from optmech.resources import Estimate, require
 from optmech.validation import InvalidArgumentError, check_choice, check_integer
 
-__all__ = ["MECHANISMS", "RELATIONS", "Accountant", "AccountReport", "Step",
-           "build_selection", "dominance_of", "work_estimate"]
+__all__ = ["MAX_CANDIDATES", "MECHANISMS", "RELATIONS", "Accountant", "AccountReport",
+           "OnCandidates", "Step", "build_selection", "dominance_of", "work_estimate"]
 
 #: The selection mechanisms a step may name (top-k and heterogeneous mechanisms come as
 #: objects, or by name through a ``build`` function: the CLI's builds every one).
@@ -85,6 +85,10 @@ AUTO_SECONDS = 5.0
 _LOWER_ATOMS = 1024
 # ordered outcomes of a top-k pair the lower bound enumerates at most
 _TOPK_OUTCOMES = 100_000
+#: The most candidates a step may be certified for; the lower bound's families on ``n``
+#: candidates use at most :data:`_FAMILY_CANDIDATES` of them.
+MAX_CANDIDATES = 10**6
+_FAMILY_CANDIDATES = 64
 _LOG_TAIL = math.log(1.0 / AZUMA_TAIL)
 # dp_accounting's PermuteAndFlipDpEvent: the mechanisms for which it uses the Laplace curves
 _PUBLISHED_LAPLACE = ("pf", "rnm_exponential", "peel-pf", "joint-pf")
@@ -97,6 +101,29 @@ def build_selection(name: str, epsilon: float, monotonic: bool = False, top: int
 
     return make_mechanism(check_choice(name.replace("-", "_"), "mechanism", MECHANISMS),
                           epsilon, 1.0, monotonic)
+
+
+class OnCandidates:
+    """A mechanism whose guarantee depends on the number of candidates (report-noisy-max
+    with Gaussian noise: ``privacy.mu(n)``, every pair a post-processing of ``N(0, 1)``
+    against ``N(mu(n), 1)``), bound to ``n`` candidates; everything else is the
+    mechanism's."""
+
+    def __init__(self, mechanism, n: int):
+        self.mechanism, self.candidates = mechanism, n
+        self.mu = float(mechanism.privacy.mu(n))
+
+    def __getattr__(self, name):
+        return getattr(self.mechanism, name)
+
+    @property
+    def privacy(self):
+        return self
+
+    @property
+    def dominance(self) -> tuple:
+        """The μ(n)-GDP pair, one round a run."""
+        return (GAUSSIAN, self.mu, 1)
 
 
 @dataclass(frozen=True)
@@ -163,12 +190,17 @@ def dominance_of(mechanism) -> Dominance:
     finite domain with a ``neighbour_pairs()`` method (the optimal lattice mechanism), the
     family of every pair of neighbours, both ways (:func:`family_of`); for repeat-and-select
     (:mod:`optmech.privacy.repeat`), randomised response at its smallest proven ε
-    (``proven_epsilon()``, sharp).  Refused for a mechanism with no guarantee, or with δ > 0
-    unless it declares the Gaussian pair (μ-GDP: report-noisy-max with Gaussian noise)."""
+    (``proven_epsilon()``, sharp); the Gaussian pair for a mechanism bound to its number of
+    candidates (:class:`OnCandidates`).  Refused for a mechanism with no guarantee, or with
+    δ > 0 unless it declares the Gaussian pair."""
     proven = getattr(mechanism, "proven_epsilon", None)
     if callable(proven) and proven() is not None and math.isfinite(proven()):
         return Dominance(RANDOMISED_RESPONSE, float(proven()))
     guarantee = getattr(mechanism, "privacy", None)
+    if callable(getattr(guarantee, "mu", None)):
+        raise InvalidArgumentError("n", None, "the number of candidates of "
+                                   f"{getattr(mechanism, 'name', mechanism)} (its guarantee "
+                                   "grows with it; Accountant(..., n=N) binds it)")
     declared = getattr(guarantee, "dominance", None)
     gaussian = declared is not None and declared[0] == GAUSSIAN
     if guarantee is None or (getattr(guarantee, "delta", 1.0) != 0 and not gaussian):
@@ -450,6 +482,7 @@ def _candidate_pairs(step: Step, n: int) -> list[_Pair]:
     rows = [np.concatenate([[0.0, -g], np.full(size - 2, -g - 1.0)]) for g in gaps / unit]
     move = np.concatenate([[-1.0], np.ones(size - 1)])
     pairs = _pairs_on(mechanism, rows, [_moved(q, move, monotonic) for q in rows])
+    n = min(n, _FAMILY_CANDIDATES)
     if n > 2 and not isinstance(mechanism, RandomizedResponse):
         # one against the rest and a staircase, on n candidates
         rows = ([np.concatenate([[0.0], np.full(n - 1, -g)]) for g in gaps[20:] / unit]
@@ -688,17 +721,20 @@ class Accountant:
     default the selection mechanisms of :data:`MECHANISMS`, sensitivity 1);
     ``relation``: ``"general"`` (every score moves by at most Δ) or ``"monotonic"``
     (add/remove of a record: all scores move the same way), which every mechanism must be
-    calibrated for; ``top``: the T of top-k steps given by name; ``n``: candidates of the
-    lower bound's pairs (a pair on two candidates embeds in more, except for randomised
-    response); ``resolution``: grid nodes per ε of the smallest round (None: the finest
+    calibrated for; ``top``: the T of top-k steps given by name; ``n``: the number of
+    candidates (default 2): the lower bound's pairs live on them (a pair on two candidates
+    embeds in more, except for randomised response; the families on ``n`` candidates use
+    at most 64), and a step whose guarantee grows with it (report-noisy-max with Gaussian
+    noise: ``privacy.mu(n)``) is certified for at most ``n`` candidates, so it needs ``n``
+    given; ``resolution``: grid nodes per ε of the smallest round (None: the finest
     of :data:`RESOLUTIONS` estimated to take at most :data:`AUTO_SECONDS`).
     """
 
-    def __init__(self, steps, relation: str = "general", top: int = 1, n: int = 2,
+    def __init__(self, steps, relation: str = "general", top: int = 1, n: int | None = None,
                  resolution: int | None = None, build=build_selection):
         self.relation = check_choice(relation, "relation", RELATIONS)
         self.top = check_integer(top, "top", minimum=1, maximum=64)
-        self.n = check_integer(n, "n", minimum=2, maximum=64)
+        self.n = check_integer(2 if n is None else n, "n", minimum=2, maximum=MAX_CANDIDATES)
         self.resolution = (None if resolution is None else
                            check_integer(resolution, "resolution", minimum=2, maximum=4096))
         monotonic = self.relation == "monotonic"
@@ -712,6 +748,11 @@ class Accountant:
                 s = Step(*s)
             elif not isinstance(s, Step):
                 s = Step(s)
+            if callable(getattr(getattr(s.mechanism, "privacy", None), "mu", None)):
+                if n is None:
+                    raise InvalidArgumentError("n", None, f"the number of candidates of {s} "
+                                               "(its guarantee grows with it)")
+                s = Step(OnCandidates(s.mechanism, self.n), s.count, s.label)
             if bool(getattr(s.mechanism, "monotonic", False)) != monotonic \
                     and dominance_of(s.mechanism).kind != IDENTITY:
                 raise InvalidArgumentError("step", str(s), f"a mechanism calibrated for the "

@@ -271,8 +271,8 @@ class _TwoCandidateGaussianNoisyMax:
         from types import SimpleNamespace
 
         self.sigma = sigma
-        self.privacy = SimpleNamespace(epsilon=float("inf"), delta=1e-300,
-                                       dominance=("gaussian", np.sqrt(2.0) / sigma, 1))
+        # the guarantee grows with the candidates; here mu(2) only
+        self.privacy = SimpleNamespace(mu=lambda n: np.sqrt(2.0) / sigma if n == 2 else None)
 
     def logpmf(self, scores):
         from scipy.special import log_ndtr
@@ -306,7 +306,7 @@ def test_gaussian_steps_against_exact_gdp(sigma, count):
 
     mechanism = _TwoCandidateGaussianNoisyMax(sigma)
     mu = np.sqrt(2.0) / sigma
-    report = Accountant([(mechanism, count)]).report(1e-6)
+    report = Accountant([(mechanism, count)], n=2).report(1e-6)
     payload = report.payload
     exact = _gdp_epsilon(mu * np.sqrt(count), 1e-6)
     assert exact <= payload["upper"]["eps"] <= exact * 1.01
@@ -327,12 +327,20 @@ def test_gaussian_and_pure_steps_compose():
     what the pure part alone attains (a part of a composition is a post-processing of
     it), and at most the Rényi fallback."""
     gaussian = _TwoCandidateGaussianNoisyMax(3.0)
-    accountant = Accountant(["em:0.1:40", (gaussian, 20), "pf:0.5:4"])
+    accountant = Accountant(["em:0.1:40", (gaussian, 20), "pf:0.5:4"], n=2)
     report = accountant.report(1e-6)
     _bracket_holds(report)
     upper = report.payload["upper"]["eps"]
     assert upper >= Accountant(["em:0.1:40", "pf:0.5:4"]).report(1e-6).payload["lower"]["eps"]
     assert upper <= report.payload["fallbacks"]["rdp"]["eps"]
+
+
+def test_a_gaussian_step_needs_its_number_of_candidates():
+    gaussian = _TwoCandidateGaussianNoisyMax(3.0)
+    with pytest.raises(InvalidArgumentError, match="number of candidates"):
+        Accountant(["em:0.1:40", (gaussian, 20)])
+    with pytest.raises(InvalidArgumentError, match="number of candidates"):
+        dominance_of(gaussian)
 
 
 def test_a_mechanism_with_delta_and_no_gaussian_pair_is_refused():

@@ -122,8 +122,8 @@ def test_a_gaussian_step_exports_as_dp_accountings_own_gaussian_pld():
 
     gaussian = _TwoCandidateGaussianNoisyMax(4.0)
     mu = math.sqrt(2.0) / 4.0
-    exported = Accountant([(gaussian, 50)]).to_dp_accounting()
+    exported = Accountant([(gaussian, 50)], n=2).to_dp_accounting()
     exact = _gdp_epsilon(mu * math.sqrt(50), 1e-6)
     assert exact <= exported.get_epsilon_for_delta(1e-6) <= exact * 1.01
-    mixed = Accountant(["em:0.1:30", (gaussian, 50)]).to_dp_accounting()
+    mixed = Accountant(["em:0.1:30", (gaussian, 50)], n=2).to_dp_accounting()
     assert mixed.get_epsilon_for_delta(1e-6) > exported.get_epsilon_for_delta(1e-6)
