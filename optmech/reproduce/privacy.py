@@ -97,7 +97,8 @@ def _bracket_rows(grid: dict) -> tuple[list[Result], dict]:
 
 # How the figure names a proven bound (ProvenBound.kind).
 BOUND_NAMES = {"pure-dp": "pure ε-DP bound (randomised response)",
-               "bounded-range": "ε-bounded-range bound"}
+               "bounded-range": "ε-bounded-range bound",
+               "laplace": "Laplace-pair bound (post-processing of the Laplace mechanism)"}
 
 
 def delta_figure(eps: float = 1.0, n: int = 3, at: float | None = None, points: int = 41,
