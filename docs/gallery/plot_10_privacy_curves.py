@@ -1,6 +1,6 @@
 """
 Privacy curves: one pair's curve per mechanism against the proven bounds
-=======================================================================
+========================================================================
 
 How private is a selection mechanism by the measure a privacy accountant composes, the
 hockey-stick divergence δ(ε′)?  :func:`optmech.privacy.worst_pair` searches pairs of

@@ -130,7 +130,7 @@ class FixedStep:
     #: The mean loss under ``P`` (the pair's KL divergence).
     mean: float
     #: ``P``-mass of the loss ``+inf`` (outputs ``Q`` never gives: an unbounded pair's
-    #: tails, :data:`~optmech.privacy.dominating.GAUSSIAN`); 0 for a bounded pair.
+    #: tails, ``dominating.GAUSSIAN``); 0 for a bounded pair.
     escape: float = 0.0
     #: Four times a sub-Gaussian variance proxy of the finite loss where that is below
     #: ``spread**2`` (the Gaussian pair); None: ``spread**2`` (Hoeffding's lemma).

@@ -7,8 +7,8 @@ Each verdict rests on two derivations and a reading of a text that states the cl
 available): the published proof (cited) or the proof in
 :mod:`optmech.privacy.repeat_bounds`, and the exact repeated curves of explicit ε-DP base
 pairs, the worst found by :func:`~optmech.privacy.repeat_search.worst_base_pair` (seeded),
-each figure computed in double precision (:meth:`~optmech.privacy.repeat.Repetitions.
-log_best`, :mod:`optmech.privacy.divergences`) and again at 50 digits
+each figure computed in double precision (:meth:`~optmech.privacy.repeat.Repetitions.log_best`,
+:mod:`optmech.privacy.divergences`) and again at 50 digits
 (:func:`~optmech.privacy.repeat.repeated_log_pmf_mp`, :mod:`optmech.privacy.high_precision`),
 sharing nothing.
 """
