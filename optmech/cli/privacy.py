@@ -3,7 +3,9 @@ mechanism on a pair of neighbouring score vectors, the worst pair found with the
 bound beside it, the certified accountant of a sequence of selections, and the referee of the
 accountants' claims (:mod:`optmech.privacy`).
 
-The mechanisms are those of :mod:`optmech.selection`, the heterogeneous-sensitivity
+The mechanisms are those of :mod:`optmech.selection` (report-noisy-max with Gaussian noise,
+``rnm_gaussian``, is set by ``--sigma`` or calibrated to its proven zCDP ``--rho`` on the
+pair's candidates instead of ``--eps``), the heterogeneous-sensitivity
 mechanisms (``gem``, ``mgem``, ``combined_gem``, ``rs_gamma``, ``rs_gamma_tnb``; their
 ``--sensitivity`` is one number per candidate) and the optimal lattice mechanism
 (``lattice``, depth ``--k``, scores on the 2Δ-lattice, sensitivity 1), built here and handed
@@ -32,12 +34,12 @@ from optmech.cli._common import (
     seed,
 )
 from optmech.resources import Estimate
-from optmech.selection.mechanisms import MECHANISMS
+from optmech.selection.mechanisms import GAUSSIAN_NAME, MECHANISMS
 from optmech.tables import text_table
 from optmech.unbounded import unbounded_if_infinite
 
 HETEROGENEOUS = ("gem", "mgem", "combined_gem", "rs_gamma", "rs_gamma_tnb")
-ALL_MECHANISMS = (*MECHANISMS, *HETEROGENEOUS, "lattice")
+ALL_MECHANISMS = (*MECHANISMS, GAUSSIAN_NAME, *HETEROGENEOUS, "lattice")
 TOPK = ("peel-em", "gumbel", "peel-pf", "joint-em", "joint-pf", "canonical-lipschitz")
 ACCOUNT_MECHANISMS = (*MECHANISMS, *HETEROGENEOUS, *TOPK, "lattice")
 OBJECTIVES = ("zcdp_rho", "max_loss", "delta", "renyi")
@@ -90,6 +92,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
                              + " (rnm-laplace spells rnm_laplace too); required unless "
                                "--p, --q give the base")
     parser.add_argument("--eps", type=positive_float, help="epsilon > 0 (with --mechanism)")
+    parser.add_argument("--sigma", type=positive_float, default=None,
+                        help="rnm_gaussian: the noise scale sigma > 0 (instead of --eps)")
+    parser.add_argument("--rho", type=positive_float, default=None,
+                        help="rnm_gaussian: the proven zCDP rho > 0 on the pair's candidates, "
+                             "sigma = Delta sqrt(c(n) / (2 rho)) (instead of --sigma)")
     parser.add_argument("--repeat", type=api_type(_repeat), metavar="SPEC",
                         help="repeat-and-select: run the mechanism K times and keep the best "
                              "output (poisson:MU, negbin:ETA,GAMMA, geometric:GAMMA or "
@@ -244,6 +251,7 @@ def _pmf_base(args: argparse.Namespace) -> bool:
     pair = hasattr(args, "scores")
     if pair and (args.p is not None or args.q is not None):
         mixed = [("--mechanism", args.mechanism), ("--eps", args.eps),
+                 ("--sigma", args.sigma), ("--rho", args.rho),
                  ("--scores", args.scores), ("--neighbour", args.neighbour),
                  ("--sensitivity", args.sensitivity), ("--k", args.k),
                  ("--monotonic", args.monotonic or None)]
@@ -259,12 +267,53 @@ def _pmf_base(args: argparse.Namespace) -> bool:
     if args.mechanism is None:
         raise InvalidArgumentError("--mechanism", None, "one of " + ", ".join(ALL_MECHANISMS)
                                    + alternative)
-    if args.eps is None:
-        raise InvalidArgumentError("--eps", None, "epsilon > 0")
+    _check_noise_scale(args)
     for option in ("scores", "neighbour") if pair else ():
         if getattr(args, option) is None:
             raise InvalidArgumentError(f"--{option}", None, "a comma list of scores")
     return False
+
+
+def _check_noise_scale(args: argparse.Namespace) -> None:
+    """``--eps`` for every mechanism but ``rnm_gaussian``, which takes exactly one of
+    ``--sigma`` and ``--rho`` (and no ``--repeat``: its repeated bound needs pure DP); a
+    missing or misplaced option is refused naming it (exit status 2)."""
+    from optmech.validation import InvalidArgumentError
+
+    if args.mechanism != GAUSSIAN_NAME:
+        for option in ("sigma", "rho"):
+            if getattr(args, option) is not None:
+                raise InvalidArgumentError(f"--{option}", getattr(args, option),
+                                           f"left out for {args.mechanism} (only "
+                                           f"{GAUSSIAN_NAME} takes a noise scale)")
+        if args.eps is None:
+            raise InvalidArgumentError("--eps", None, "epsilon > 0")
+        return
+    if args.eps is not None:
+        raise InvalidArgumentError("--eps", args.eps, f"left out for {GAUSSIAN_NAME} (not "
+                                   "eps-DP for any eps: give --sigma or --rho)")
+    if (args.sigma is None) == (args.rho is None):
+        raise InvalidArgumentError("--sigma" if args.sigma is not None else "--sigma, --rho",
+                                   args.sigma, f"exactly one of --sigma and --rho for "
+                                   f"{GAUSSIAN_NAME}")
+    if args.repeat is not None:
+        raise InvalidArgumentError("--repeat", str(args.repeat), f"left out for "
+                                   f"{GAUSSIAN_NAME} (the repeated bounds need pure DP)")
+
+
+def _noise_payload(args: argparse.Namespace, mechanism) -> dict:
+    """``"sigma"`` (and ``"rho"`` as asked) of report-noisy-max with Gaussian noise; nothing
+    for the other mechanisms."""
+    if args.mechanism != GAUSSIAN_NAME:
+        return {}
+    return {"sigma": mechanism.sigma, "rho": args.rho}
+
+
+def _label(args: argparse.Namespace, mechanism) -> str:
+    """``"pf, eps = 1"`` or ``"rnm_gaussian, sigma = 2"``."""
+    if args.mechanism == GAUSSIAN_NAME:
+        return f"{args.mechanism}, sigma = {mechanism.sigma:g}"
+    return f"{args.mechanism}, eps = {args.eps:g}"
 
 
 def estimate_worst(args: argparse.Namespace) -> Estimate:
@@ -510,12 +559,17 @@ def _mechanism(args, n: int):
         sensitivity = np.broadcast_to(np.asarray(given or [1.0], dtype=float), (n,)).copy()
         return _BoundSensitivities(make_heterogeneous(args.mechanism, args.eps),
                                    sensitivity), None, sensitivity
-    from optmech.selection.mechanisms import make_mechanism
+    from optmech.selection.mechanisms import GaussianNoisyMax, make_mechanism
 
     if given is not None and len(given) != 1:
         raise InvalidArgumentError("--sensitivity", given, "one number > 0 for "
                                    f"{args.mechanism}")
     sensitivity = 1.0 if given is None else given[0]
+    if args.mechanism == GAUSSIAN_NAME:
+        mechanism = (GaussianNoisyMax(args.sigma, sensitivity, args.monotonic)
+                     if args.rho is None else
+                     GaussianNoisyMax.for_rho(args.rho, n, sensitivity, args.monotonic))
+        return mechanism, None, sensitivity
     return make_mechanism(args.mechanism, args.eps, sensitivity, args.monotonic), None, \
         sensitivity
 
@@ -546,12 +600,17 @@ def _repeat_bound(repeated):
     return ProvenBound(PURE_DP, eps, f"repeat-and-select, {repeated.repeat}: {SHARP}")
 
 
-def _eps_prime(args, mechanism):
+def _eps_prime(args, mechanism, n: int):
     """``--eps-prime``, else 11 points on ``[0, eps]`` (``[0, eps']`` of the sharp bound
-    with ``--repeat``: the repeated curve reaches beyond the base's eps)."""
+    with ``--repeat``: the repeated curve reaches beyond the base's eps; ``[0, mu (mu/2 +
+    4)]`` for Gaussian noise, where its proven delta falls to about 3e-5)."""
+    from optmech.privacy.curves import default_eps_prime
+
+    if args.eps_prime is None and args.mechanism == GAUSSIAN_NAME:
+        mu = mechanism.privacy.mu(n)
+        return default_eps_prime(mu * (mu / 2.0 + 4.0))
     if args.eps_prime is not None or args.repeat is None:
         return args.eps_prime
-    from optmech.privacy.curves import default_eps_prime
 
     top = mechanism.proven_epsilon()
     return default_eps_prime(top if top is not None and math.isfinite(top) else args.eps)
@@ -640,13 +699,14 @@ def run_pair(args: argparse.Namespace) -> int:
         n = len(args.scores)
         mechanism, bound, sensitivity = _repeated(args, *_mechanism(args, n), args.scores)
         curves = pair_curves(mechanism, args.scores, args.neighbour, sensitivity=sensitivity,
-                             monotonic=args.monotonic, eps_prime=_eps_prime(args, mechanism),
+                             monotonic=args.monotonic, eps_prime=_eps_prime(args, mechanism, n),
                              orders=orders)
-        bound = bound or proven_bound(mechanism)
-        label = f"{args.mechanism}, eps = {args.eps:g}"
+        bound = bound or proven_bound(mechanism, n)
+        label = _label(args, mechanism)
     if args.plot:
         _plot(args, curves, bound, label + (f", repeat {args.repeat}" if args.repeat else ""))
     payload = {"mechanism": args.mechanism or "pmf pair", "eps": args.eps,
+               **_noise_payload(args, mechanism),
                **_curves_payload(curves), **_base_payload(args, mechanism),
                "plot": None if args.plot is None else str(args.plot)}
 
@@ -666,7 +726,7 @@ def _bound_payload(worst) -> dict | None:
     bound = worst.bound
     if bound is None:
         return None
-    return {"kind": bound.kind, "source": bound.source, "max_loss": bound.max_loss,
+    return {"kind": bound.kind, "source": bound.source, "max_loss": _number(bound.max_loss),
             "zcdp_rho": bound.zcdp_rho, "delta": bound.delta(worst.curves.eps_prime),
             "value": worst.bound_value}
 
@@ -686,15 +746,20 @@ def run_worst(args: argparse.Namespace) -> int:
     else:
         from optmech.privacy.worst import worst_pair
 
+        # Gaussian noise: scores within 40 noise scales (its worst pairs lie far apart)
+        span = (max(args.depth * sensitivity, 40.0 * mechanism.sigma)
+                if args.mechanism == GAUSSIAN_NAME else None)
         worst = worst_pair(mechanism, args.n, objective=args.objective, at=args.at,
-                           sensitivity=sensitivity, monotonic=args.monotonic,
+                           sensitivity=sensitivity, monotonic=args.monotonic, span=span,
                            depth=args.depth, starts=args.starts, iterations=args.iterations,
-                           rng=args.seed, eps_prime=_eps_prime(args, mechanism), bound=bound,
-                           name=args.mechanism)
+                           rng=args.seed, eps_prime=_eps_prime(args, mechanism, args.n),
+                           bound=bound, name=args.mechanism)
     if args.plot:
         _plot(args, worst.curves, worst.bound, f"worst pair found: {args.mechanism}, n = "
-                                               f"{args.n}, eps = {args.eps:g}")
-    payload = {"mechanism": args.mechanism, "eps": args.eps, "n": args.n,
+                                               f"{args.n}, " + _label(args, mechanism)
+                                               .split(", ", 1)[1])
+    payload = {"mechanism": args.mechanism, "eps": args.eps, **_noise_payload(args, mechanism),
+               "n": args.n,
                "objective": args.objective, "at": worst.at, "value": worst.value,
                **_curves_payload(worst.curves), "bound": _bound_payload(worst),
                "method": worst.method, "pairs_evaluated": worst.pairs_evaluated,

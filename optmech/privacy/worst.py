@@ -240,7 +240,9 @@ def _cost_class(mechanism) -> str:
     if base is not mechanism and _laplace(base):
         return "other"
     if isinstance(base, ReportNoisyMax):
-        return {"laplace": "laplace", "gumbel": "softmax"}.get(base.noise, "fast")
+        # Gaussian noise: the same quadrature path as Laplace's, row by row
+        return {"laplace": "laplace", "gaussian": "laplace",
+                "gumbel": "softmax"}.get(base.noise, "fast")
     if isinstance(base, PermuteAndFlip):
         return "fast"
     if isinstance(base, (ExponentialMechanism, RandomizedResponse, UniformSelection)):
@@ -564,7 +566,7 @@ def _result(mechanism, scores, neighbour, objective, at, eps_prime, orders, boun
         eps_prime = default_eps_prime(getattr(mechanism, "epsilon", None) or 1.0)
     curves = curves_of(distribution, eps_prime, orders)
     if bound is None:
-        bound = proven_bound(mechanism)
+        bound = proven_bound(mechanism, distribution.scores.size)
     label = name or getattr(mechanism, "name", None) or type(mechanism).__name__
     return WorstPair(label, distribution.scores.size, objective, at,
                      _reported_value(curves, objective, at), curves, bound, method, evaluated)
