@@ -102,16 +102,23 @@ def _eps_prime(eps_prime) -> np.ndarray:
 
 def gaussian_delta(mu: float, eps_prime) -> np.ndarray:
     """``Phi(mu/2 - eps'/mu) - e^eps' Phi(-mu/2 - eps'/mu)``: the hockey-stick divergence of
-    ``N(mu, 1)`` against ``N(0, 1)`` (Balle & Wang, Theorem 8), the second term in logs (no
-    overflow of ``e^eps'``); 0 for ``mu = 0``."""
+    ``N(mu, 1)`` against ``N(0, 1)`` (Balle & Wang, Theorem 8); 0 for ``mu = 0``.  With ``c =
+    eps'/mu - mu/2``, the difference is ``Phibar(c) - e^(mu c + mu^2/2) Phibar(c + mu) =
+    e^(-c^2/2) (erfcx(c / sqrt 2) - erfcx((c + mu) / sqrt 2)) / 2`` (Mills ratios): used for
+    ``c > 0``, where the two terms are tiny and nearly equal (no overflow of ``e^eps'``, and
+    only the scaled ``erfcx`` difference cancels: 3e-14 relative at ``mu = 0.1``,
+    ``eps' = 3``, against 4e-12 from ``ndtr``)."""
     mu = check_nonnegative(mu, "mu")
     grid = _eps_prime(eps_prime)
     if mu == 0:
         return np.zeros(grid.shape)
-    with np.errstate(divide="ignore", over="ignore", under="ignore"):
-        first = special.ndtr(mu / 2.0 - grid / mu)
-        second = np.exp(grid + special.log_ndtr(-mu / 2.0 - grid / mu))
-    return np.maximum(first - second, 0.0)
+    c = grid / mu - mu / 2.0
+    with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
+        direct = special.ndtr(-c) - np.exp(grid + special.log_ndtr(-c - mu))
+        root2 = math.sqrt(2.0)
+        mills = 0.5 * np.exp(-0.5 * c * c) * (special.erfcx(c / root2)
+                                              - special.erfcx((c + mu) / root2))
+    return np.maximum(np.where(c > 0, mills, direct), 0.0)
 
 
 def randomised_response_delta(epsilon: float, eps_prime) -> np.ndarray:

@@ -12,7 +12,9 @@ pieces hold all of its mass and each is smooth); ``phi`` and ``Phi`` are mpmath'
 one of 0.2.  The mode and ``s`` only place the split points: they are found in double
 precision (bisection on ``psi'``, decreasing), nothing else is shared with the double path.
 Every value is checked: ``quad``'s own error estimate must be below ``10^-(digits - 5)`` of
-the value, or :class:`ArithmeticError` is raised.
+the value, or :class:`ArithmeticError` is raised.  A top probability ``1 - s`` with ``s``
+below ``10^-digits`` would keep none of ``s``'s digits: where the others sum to ``s < 1/2``
+the top's logarithm is ``log1p(-s)`` (the probabilities sum to 1 exactly).
 
 Checked in tests against the closed forms ``Pr = Phi(-g / sqrt 2)`` of two candidates ``g``
 scales apart (agreement to 1e-54 relative at gaps 0 to 300) and ``1/n`` of ``n`` tied
@@ -86,4 +88,10 @@ def gaussian_log_pmf_mp(scores, sigma=1, digits: int = DIGITS) -> list:
             if not error <= value * mp.mpf(10) ** (5 - digits):
                 raise ArithmeticError(f"mpmath quad error {error} for candidate {r}")
             out.append(mp.log(scale) + mp.log(value))
+        # a top probability 1 - s with s below 10^-digits keeps none of s's digits: its
+        # logarithm is log1p(-s) from the others (exactly, since the pmf sums to 1)
+        top = max(range(len(out)), key=lambda r: out[r])
+        rest = mp.fsum(mp.exp(v) for r, v in enumerate(out) if r != top)
+        if rest < mp.mpf("0.5"):
+            out[top] = mp.log1p(-rest)
         return [+v for v in out]
