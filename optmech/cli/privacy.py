@@ -218,9 +218,10 @@ def register(subparsers) -> None:
 # CPU seconds of `privacy pair` per candidate: about 3 times the 6e-5 to 8e-5 measured at
 # n = 10^4 (pf, em, rnm_laplace, rr; load 6); the referee's claims, quick and full: about
 # 3 times the 3.5 and 12.6 CPU s measured at a load of 6, plus the repeat-and-select claims
-# (2 and 19 CPU s at a load of 8).
+# (2 and 19 CPU s at a load of 8) and the Gaussian noisy-max claims (3 times 12 and 33 CPU s
+# at a load of about 5).
 SECONDS_PER_CANDIDATE = 2e-4
-REFEREE_SECONDS = (17.0, 95.0)
+REFEREE_SECONDS = (53.0, 194.0)
 
 
 def estimate_pair(args: argparse.Namespace) -> Estimate:
@@ -332,7 +333,7 @@ def estimate_worst(args: argparse.Namespace) -> Estimate:
 
 
 def estimate_referee(args: argparse.Namespace) -> Estimate:
-    """The claims' checks: about 13 CPU s in all (a third with ``--quick``).  The ids of
+    """The claims' checks: about 65 CPU s in all (a third with ``--quick``).  The ids of
     ``--only`` are checked here, before any work (or status line)."""
     from optmech.privacy.claims import claims
     from optmech.validation import InvalidArgumentError

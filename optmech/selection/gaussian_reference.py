@@ -60,10 +60,11 @@ def _mode_and_width(y: np.ndarray, r: int) -> tuple[float, float]:
     return m, 1.0 / math.sqrt(curvature)
 
 
-def gaussian_log_pmf_mp(scores, sigma=1, digits: int = DIGITS) -> list:
+def gaussian_log_pmf_mp(scores, sigma=1, digits: int = DIGITS, candidates=None) -> list:
     """``log Pr[argmax_r (q_r + sigma Z_r) = r]`` for i.i.d. standard normal ``Z_r``, as
     mpmath numbers at ``digits`` significant digits (``scores`` and ``sigma`` may be strings,
-    read exactly)."""
+    read exactly); ``candidates``: only these indices (in that order; the top's
+    ``log1p(-s)`` form then needs the others, so it applies with every candidate only)."""
     with mp.workdps(digits + 8):
         s = mp.mpf(sigma)
         q = [mp.mpf(v) for v in scores]
@@ -71,7 +72,8 @@ def gaussian_log_pmf_mp(scores, sigma=1, digits: int = DIGITS) -> list:
         y = [(v - top) / s for v in q]
         y_double = np.array([float(v) for v in y])
         out = []
-        for r in range(len(y)):
+        chosen = range(len(y)) if candidates is None else list(candidates)
+        for r in chosen:
             m, width = _mode_and_width(y_double, r)
             mode = mp.mpf(m)
             others = y[:r] + y[r + 1:]
@@ -92,6 +94,6 @@ def gaussian_log_pmf_mp(scores, sigma=1, digits: int = DIGITS) -> list:
         # logarithm is log1p(-s) from the others (exactly, since the pmf sums to 1)
         top = max(range(len(out)), key=lambda r: out[r])
         rest = mp.fsum(mp.exp(v) for r, v in enumerate(out) if r != top)
-        if rest < mp.mpf("0.5"):
+        if candidates is None and rest < mp.mpf("0.5"):
             out[top] = mp.log1p(-rest)
         return [+v for v in out]
