@@ -23,6 +23,7 @@ from optmech.cli._common import (
     add_actions,
     add_json_flag,
     api_type,
+    check_noise_scale,
     emit,
     float_list,
     integer,
@@ -276,28 +277,12 @@ def _pmf_base(args: argparse.Namespace) -> bool:
 
 
 def _check_noise_scale(args: argparse.Namespace) -> None:
-    """``--eps`` for every mechanism but ``rnm_gaussian``, which takes exactly one of
-    ``--sigma`` and ``--rho`` (and no ``--repeat``: its repeated bound needs pure DP); a
-    missing or misplaced option is refused naming it (exit status 2)."""
+    """:func:`~optmech.cli._common.check_noise_scale`, and no ``--repeat`` for
+    ``rnm_gaussian`` (its repeated bounds need pure DP)."""
     from optmech.validation import InvalidArgumentError
 
-    if args.mechanism != GAUSSIAN_NAME:
-        for option in ("sigma", "rho"):
-            if getattr(args, option) is not None:
-                raise InvalidArgumentError(f"--{option}", getattr(args, option),
-                                           f"left out for {args.mechanism} (only "
-                                           f"{GAUSSIAN_NAME} takes a noise scale)")
-        if args.eps is None:
-            raise InvalidArgumentError("--eps", None, "epsilon > 0")
-        return
-    if args.eps is not None:
-        raise InvalidArgumentError("--eps", args.eps, f"left out for {GAUSSIAN_NAME} (not "
-                                   "eps-DP for any eps: give --sigma or --rho)")
-    if (args.sigma is None) == (args.rho is None):
-        raise InvalidArgumentError("--sigma" if args.sigma is not None else "--sigma, --rho",
-                                   args.sigma, f"exactly one of --sigma and --rho for "
-                                   f"{GAUSSIAN_NAME}")
-    if args.repeat is not None:
+    check_noise_scale(args)
+    if args.mechanism == GAUSSIAN_NAME and args.repeat is not None:
         raise InvalidArgumentError("--repeat", str(args.repeat), f"left out for "
                                    f"{GAUSSIAN_NAME} (the repeated bounds need pure DP)")
 

@@ -13,6 +13,7 @@ import math
 from optmech.cli._common import (
     add_actions,
     add_json_flag,
+    check_noise_scale,
     emit,
     float_list,
     int_list,
@@ -182,22 +183,9 @@ def _mechanism(args: argparse.Namespace):
     from optmech.selection.mechanisms import GaussianNoisyMax
     from optmech.validation import InvalidArgumentError
 
+    check_noise_scale(args)
     if args.mechanism != GAUSSIAN_NAME:
-        for option in ("sigma", "rho"):
-            if getattr(args, option) is not None:
-                raise InvalidArgumentError(f"--{option}", getattr(args, option),
-                                           f"left out for {args.mechanism} (only "
-                                           f"{GAUSSIAN_NAME} takes a noise scale)")
-        if args.eps is None:
-            raise InvalidArgumentError("--eps", None, "epsilon > 0")
         return make_mechanism(args.mechanism, args.eps, args.sensitivity, args.monotonic)
-    if args.eps is not None:
-        raise InvalidArgumentError("--eps", args.eps, f"left out for {GAUSSIAN_NAME} (not "
-                                   "eps-DP for any eps: give --sigma or --rho)")
-    if (args.sigma is None) == (args.rho is None):
-        raise InvalidArgumentError("--sigma" if args.sigma is not None else "--sigma, --rho",
-                                   args.sigma, f"exactly one of --sigma and --rho for "
-                                   f"{GAUSSIAN_NAME}")
     if args.sigma is not None:
         return GaussianNoisyMax(args.sigma, args.sensitivity, args.monotonic)
     if len(args.scores) < 2:
