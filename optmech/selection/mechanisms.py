@@ -615,8 +615,8 @@ class GaussianNoisyMax(ReportNoisyMax):
     :meth:`for_rho` calibrates ``sigma`` to a ``rho`` on ``n`` candidates.  ``pmf`` and
     ``logpmf``: :mod:`optmech.selection.gaussian_noisy_max`, the quadrature path shared with
     Laplace noise (:mod:`optmech.selection.iid_noisy_max`): every probability above 1e-200
-    within 1e-13 relative (``1e-16 |log p|`` plus a few roundings) of a 50-digit mpmath
-    quadrature in tests, the sum checked to be 1 within 1e-12; ``logpmf`` finite for every
+    within ``1e-14 + 4e-16 |log p|`` relative of a 50-digit mpmath quadrature in tests, the
+    sum checked to be 1 within 1e-12; ``logpmf`` finite for every
     candidate whose log-probability is a double.  ``sample`` adds the noise (numpy's normal
     generator) and takes the argmax, in blocks; every draw is an outcome of positive
     probability (all are).

@@ -166,3 +166,27 @@ def test_log_cdf_and_hazard_against_mpmath():
             assert abs(log_hazard[i] - float(mp.log(h))) <= 8e-16 * abs(float(mp.log(h))) + 8e-16
             if float(h) > 1e-300:
                 assert abs(hazard[i] - float(h)) <= (8e-16 + squared) * float(h)
+
+
+def test_a_hundred_thousand_candidates_on_eight_levels_against_fifty_digits():
+    """n = 10^5 at the size of the brief: one candidate per level from the pmf, against
+    ``integral phi(x - y_r) Phi(x - y_r)^(c_r - 1) prod_u Phi(x - y_u)^(c_u) dx`` at 50 digits
+    (split at the levels and around the top)."""
+    levels = [0.0, -0.3, -1.0, -2.0, -3.5, -6.0, -9.0, -14.0]
+    counts = [1, 3, 30, 300, 3000, 30000, 36666, 30000]
+    probs = gaussian_noisy_max_pmf(np.repeat(levels, counts), 1.0)
+    first = np.cumsum([0, *counts[:-1]])
+    with mp.workdps(60):
+        ys = [mp.mpf(v) for v in levels]
+        points = sorted({-mp.inf, mp.inf, *ys, *(mp.mpf(k) for k in (-40, -20, -10, -5, -2,
+                                                                       0, 2, 4, 6, 8, 10, 15))})
+        for r, yr in enumerate(ys):
+            def integrand(x, r=r, yr=yr):
+                value = mp.npdf(x - yr) * mp.ncdf(x - yr) ** (counts[r] - 1)
+                for u, yu in enumerate(ys):
+                    if u != r:
+                        value *= mp.ncdf(x - yu) ** counts[u]
+                return value
+
+            exact = float(mp.quad(integrand, points))
+            assert abs(probs[first[r]] - exact) <= 1e-14 * exact, (r, probs[first[r]], exact)
