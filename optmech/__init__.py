@@ -21,8 +21,9 @@ from optmech._version import __version__ as __version__
 
 __all__, __getattr__, __dir__ = _lazy_exports(__name__, {
     "optmech.selection.mechanisms": (
-        "ExponentialMechanism", "PermuteAndFlip", "PmfMechanism", "PrivacyGuarantee",
-        "RandomizedResponse", "ReportNoisyMax", "SelectionMechanism", "UniformSelection",
+        "ExponentialMechanism", "GaussianNoisyMax", "PermuteAndFlip", "PmfMechanism",
+        "PrivacyGuarantee", "RandomizedResponse", "ReportNoisyMax", "SelectionMechanism",
+        "UniformSelection",
         "as_mechanism", "make_mechanism",
     ),
     "optmech.unbounded": ("UNBOUNDED",),

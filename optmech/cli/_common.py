@@ -545,6 +545,30 @@ def add_csv_flag(parser: argparse.ArgumentParser) -> None:
                         help="also write the table (one row per point) to this CSV file")
 
 
+def check_noise_scale(args: argparse.Namespace) -> None:
+    """``--eps`` for every selection mechanism but ``rnm_gaussian``, which takes exactly one
+    of ``--sigma`` and ``--rho`` instead (it is not ε-DP for any ε); a missing or misplaced
+    option is refused naming it (exit status 2)."""
+    from optmech.selection.mechanisms import GAUSSIAN_NAME
+
+    if args.mechanism != GAUSSIAN_NAME:
+        for option in ("sigma", "rho"):
+            if getattr(args, option) is not None:
+                raise InvalidArgumentError(f"--{option}", getattr(args, option),
+                                           f"left out for {args.mechanism} (only "
+                                           f"{GAUSSIAN_NAME} takes a noise scale)")
+        if args.eps is None:
+            raise InvalidArgumentError("--eps", None, "epsilon > 0")
+        return
+    if args.eps is not None:
+        raise InvalidArgumentError("--eps", args.eps, f"left out for {GAUSSIAN_NAME} (not "
+                                   "eps-DP for any eps: give --sigma or --rho)")
+    if (args.sigma is None) == (args.rho is None):
+        raise InvalidArgumentError("--sigma" if args.sigma is not None else "--sigma, --rho",
+                                   args.sigma, f"exactly one of --sigma and --rho for "
+                                   f"{GAUSSIAN_NAME}")
+
+
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object instead of a table")

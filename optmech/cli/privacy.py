@@ -3,7 +3,9 @@ mechanism on a pair of neighbouring score vectors, the worst pair found with the
 bound beside it, the certified accountant of a sequence of selections, and the referee of the
 accountants' claims (:mod:`optmech.privacy`).
 
-The mechanisms are those of :mod:`optmech.selection`, the heterogeneous-sensitivity
+The mechanisms are those of :mod:`optmech.selection` (report-noisy-max with Gaussian noise,
+``rnm_gaussian``, is set by ``--sigma`` or calibrated to its proven zCDP ``--rho`` on the
+pair's candidates instead of ``--eps``), the heterogeneous-sensitivity
 mechanisms (``gem``, ``mgem``, ``combined_gem``, ``rs_gamma``, ``rs_gamma_tnb``; their
 ``--sensitivity`` is one number per candidate) and the optimal lattice mechanism
 (``lattice``, depth ``--depth``, or ``--k`` on ``worst`` whose ``--depth`` is its search grid's;
@@ -21,6 +23,7 @@ from optmech.cli._common import (
     add_actions,
     add_json_flag,
     api_type,
+    check_noise_scale,
     emit,
     float_list,
     integer,
@@ -32,12 +35,12 @@ from optmech.cli._common import (
     seed,
 )
 from optmech.resources import Estimate
-from optmech.selection.mechanisms import MECHANISMS
+from optmech.selection.mechanisms import GAUSSIAN_NAME, MECHANISMS
 from optmech.tables import text_table
 from optmech.unbounded import unbounded_if_infinite
 
 HETEROGENEOUS = ("gem", "mgem", "combined_gem", "rs_gamma", "rs_gamma_tnb")
-ALL_MECHANISMS = (*MECHANISMS, *HETEROGENEOUS, "lattice")
+ALL_MECHANISMS = (*MECHANISMS, GAUSSIAN_NAME, *HETEROGENEOUS, "lattice")
 TOPK = ("peel-em", "gumbel", "peel-pf", "joint-em", "joint-pf", "canonical-lipschitz")
 ACCOUNT_MECHANISMS = (*MECHANISMS, *HETEROGENEOUS, *TOPK, "lattice")
 OBJECTIVES = ("zcdp_rho", "max_loss", "delta", "renyi")
@@ -109,6 +112,11 @@ def _common(parser: argparse.ArgumentParser, depth=("--depth", "--k")) -> None:
                              + " (rnm-laplace spells rnm_laplace too); required unless "
                                "--p, --q give the base")
     parser.add_argument("--eps", type=positive_float, help="epsilon > 0 (with --mechanism)")
+    parser.add_argument("--sigma", type=positive_float, default=None,
+                        help="rnm_gaussian: the noise scale sigma > 0 (instead of --eps)")
+    parser.add_argument("--rho", type=positive_float, default=None,
+                        help="rnm_gaussian: the proven zCDP rho > 0 on the pair's candidates, "
+                             "sigma = Delta sqrt(c(n) / (2 rho)) (instead of --sigma)")
     parser.add_argument("--repeat", type=api_type(_repeat), metavar="SPEC",
                         help="repeat-and-select: run the mechanism K times and keep the best "
                              "output (poisson:MU, negbin:ETA,GAMMA, geometric:GAMMA or "
@@ -235,9 +243,10 @@ def register(subparsers) -> None:
 # CPU seconds of `privacy pair` per candidate: about 3 times the 6e-5 to 8e-5 measured at
 # n = 10^4 (pf, em, rnm_laplace, rr; load 6); the referee's claims, quick and full: about
 # 3 times the 3.5 and 12.6 CPU s measured at a load of 6, plus the repeat-and-select claims
-# (2 and 19 CPU s at a load of 8).
+# (2 and 19 CPU s at a load of 8) and the Gaussian noisy-max claims (3 times 12 and 33 CPU s
+# at a load of about 5).
 SECONDS_PER_CANDIDATE = 2e-4
-REFEREE_SECONDS = (17.0, 95.0)
+REFEREE_SECONDS = (53.0, 194.0)
 
 
 def estimate_pair(args: argparse.Namespace) -> Estimate:
@@ -268,6 +277,7 @@ def _pmf_base(args: argparse.Namespace) -> bool:
     pair = hasattr(args, "scores")
     if pair and (args.p is not None or args.q is not None):
         mixed = [("--mechanism", args.mechanism), ("--eps", args.eps),
+                 ("--sigma", args.sigma), ("--rho", args.rho),
                  ("--scores", args.scores), ("--neighbour", args.neighbour),
                  ("--sensitivity", args.sensitivity), (args.depth_option, args.k),
                  ("--monotonic", args.monotonic or None)]
@@ -283,12 +293,37 @@ def _pmf_base(args: argparse.Namespace) -> bool:
     if args.mechanism is None:
         raise InvalidArgumentError("--mechanism", None, "one of " + ", ".join(ALL_MECHANISMS)
                                    + alternative)
-    if args.eps is None:
-        raise InvalidArgumentError("--eps", None, "epsilon > 0")
+    _check_noise_scale(args)
     for option in ("scores", "neighbour") if pair else ():
         if getattr(args, option) is None:
             raise InvalidArgumentError(f"--{option}", None, "a comma list of scores")
     return False
+
+
+def _check_noise_scale(args: argparse.Namespace) -> None:
+    """:func:`~optmech.cli._common.check_noise_scale`, and no ``--repeat`` for
+    ``rnm_gaussian`` (its repeated bounds need pure DP)."""
+    from optmech.validation import InvalidArgumentError
+
+    check_noise_scale(args)
+    if args.mechanism == GAUSSIAN_NAME and args.repeat is not None:
+        raise InvalidArgumentError("--repeat", str(args.repeat), f"left out for "
+                                   f"{GAUSSIAN_NAME} (the repeated bounds need pure DP)")
+
+
+def _noise_payload(args: argparse.Namespace, mechanism) -> dict:
+    """``"sigma"`` (and ``"rho"`` as asked) of report-noisy-max with Gaussian noise; nothing
+    for the other mechanisms."""
+    if args.mechanism != GAUSSIAN_NAME:
+        return {}
+    return {"sigma": mechanism.sigma, "rho": args.rho}
+
+
+def _label(args: argparse.Namespace, mechanism) -> str:
+    """``"pf, eps = 1"`` or ``"rnm_gaussian, sigma = 2"``."""
+    if args.mechanism == GAUSSIAN_NAME:
+        return f"{args.mechanism}, sigma = {mechanism.sigma:g}"
+    return f"{args.mechanism}, eps = {args.eps:g}"
 
 
 def estimate_worst(args: argparse.Namespace) -> Estimate:
@@ -307,7 +342,7 @@ def estimate_worst(args: argparse.Namespace) -> Estimate:
 
 
 def estimate_referee(args: argparse.Namespace) -> Estimate:
-    """The claims' checks: about 13 CPU s in all (a third with ``--quick``).  The ids of
+    """The claims' checks: about 65 CPU s in all (a third with ``--quick``).  The ids of
     ``--only`` are checked here, before any work (or status line)."""
     from optmech.privacy.claims import claims
     from optmech.validation import InvalidArgumentError
@@ -543,12 +578,17 @@ def _mechanism(args, n: int):
         sensitivity = np.broadcast_to(np.asarray(given or [1.0], dtype=float), (n,)).copy()
         return _BoundSensitivities(make_heterogeneous(args.mechanism, args.eps),
                                    sensitivity), None, sensitivity
-    from optmech.selection.mechanisms import make_mechanism
+    from optmech.selection.mechanisms import GaussianNoisyMax, make_mechanism
 
     if given is not None and len(given) != 1:
         raise InvalidArgumentError("--sensitivity", given, "one number > 0 for "
                                    f"{args.mechanism}")
     sensitivity = 1.0 if given is None else given[0]
+    if args.mechanism == GAUSSIAN_NAME:
+        mechanism = (GaussianNoisyMax(args.sigma, sensitivity, args.monotonic)
+                     if args.rho is None else
+                     GaussianNoisyMax.for_rho(args.rho, n, sensitivity, args.monotonic))
+        return mechanism, None, sensitivity
     return make_mechanism(args.mechanism, args.eps, sensitivity, args.monotonic), None, \
         sensitivity
 
@@ -579,12 +619,17 @@ def _repeat_bound(repeated):
     return ProvenBound(PURE_DP, eps, f"repeat-and-select, {repeated.repeat}: {SHARP}")
 
 
-def _eps_prime(args, mechanism):
+def _eps_prime(args, mechanism, n: int):
     """``--eps-prime``, else 11 points on ``[0, eps]`` (``[0, eps']`` of the sharp bound
-    with ``--repeat``: the repeated curve reaches beyond the base's eps)."""
+    with ``--repeat``: the repeated curve reaches beyond the base's eps; ``[0, mu (mu/2 +
+    4)]`` for Gaussian noise, where its proven delta falls to about 3e-5)."""
+    from optmech.privacy.curves import default_eps_prime
+
+    if args.eps_prime is None and args.mechanism == GAUSSIAN_NAME:
+        mu = mechanism.privacy.mu(n)
+        return default_eps_prime(mu * (mu / 2.0 + 4.0))
     if args.eps_prime is not None or args.repeat is None:
         return args.eps_prime
-    from optmech.privacy.curves import default_eps_prime
 
     top = mechanism.proven_epsilon()
     return default_eps_prime(top if top is not None and math.isfinite(top) else args.eps)
@@ -673,13 +718,14 @@ def run_pair(args: argparse.Namespace) -> int:
         n = len(args.scores)
         mechanism, bound, sensitivity = _repeated(args, *_mechanism(args, n), args.scores)
         curves = pair_curves(mechanism, args.scores, args.neighbour, sensitivity=sensitivity,
-                             monotonic=args.monotonic, eps_prime=_eps_prime(args, mechanism),
+                             monotonic=args.monotonic, eps_prime=_eps_prime(args, mechanism, n),
                              orders=orders)
-        bound = bound or proven_bound(mechanism)
-        label = f"{args.mechanism}, eps = {args.eps:g}"
+        bound = bound or proven_bound(mechanism, n)
+        label = _label(args, mechanism)
     if args.plot:
         _plot(args, curves, bound, label + (f", repeat {args.repeat}" if args.repeat else ""))
     payload = {"mechanism": args.mechanism or "pmf pair", "eps": args.eps,
+               **_noise_payload(args, mechanism),
                **_curves_payload(curves), **_base_payload(args, mechanism),
                "plot": None if args.plot is None else str(args.plot)}
 
@@ -699,7 +745,7 @@ def _bound_payload(worst) -> dict | None:
     bound = worst.bound
     if bound is None:
         return None
-    return {"kind": bound.kind, "source": bound.source, "max_loss": bound.max_loss,
+    return {"kind": bound.kind, "source": bound.source, "max_loss": _number(bound.max_loss),
             "zcdp_rho": bound.zcdp_rho, "delta": bound.delta(worst.curves.eps_prime),
             "value": worst.bound_value}
 
@@ -719,15 +765,20 @@ def run_worst(args: argparse.Namespace) -> int:
     else:
         from optmech.privacy.worst import worst_pair
 
+        # Gaussian noise: scores within 40 noise scales (its worst pairs lie far apart)
+        span = (max(args.depth * sensitivity, 40.0 * mechanism.sigma)
+                if args.mechanism == GAUSSIAN_NAME else None)
         worst = worst_pair(mechanism, args.n, objective=args.objective, at=args.at,
-                           sensitivity=sensitivity, monotonic=args.monotonic,
+                           sensitivity=sensitivity, monotonic=args.monotonic, span=span,
                            depth=args.depth, starts=args.starts, iterations=args.iterations,
-                           rng=args.seed, eps_prime=_eps_prime(args, mechanism), bound=bound,
-                           name=args.mechanism)
+                           rng=args.seed, eps_prime=_eps_prime(args, mechanism, args.n),
+                           bound=bound, name=args.mechanism)
     if args.plot:
         _plot(args, worst.curves, worst.bound, f"worst pair found: {args.mechanism}, n = "
-                                               f"{args.n}, eps = {args.eps:g}")
-    payload = {"mechanism": args.mechanism, "eps": args.eps, "n": args.n,
+                                               f"{args.n}, " + _label(args, mechanism)
+                                               .split(", ", 1)[1])
+    payload = {"mechanism": args.mechanism, "eps": args.eps, **_noise_payload(args, mechanism),
+               "n": args.n,
                "objective": args.objective, "at": worst.at, "value": worst.value,
                **_curves_payload(worst.curves), "bound": _bound_payload(worst),
                "method": worst.method, "pairs_evaluated": worst.pairs_evaluated,

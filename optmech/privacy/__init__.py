@@ -50,6 +50,7 @@ module                             what it implements
 :mod:`~.high_precision`            the second computation: pmfs and divergences at 50 digits
 :mod:`~.claims`                    the registry of claims and the referee's verdicts
 :mod:`~.repeat_claims`             the referee's claims about repeat-and-select
+:mod:`~.gaussian_claims`           the referee's claims about Gaussian report-noisy-max
 :mod:`~.report`                    ``docs/accountants.md`` from the referee's results
 =================================  ==========================================================
 """

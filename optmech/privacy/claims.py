@@ -542,7 +542,16 @@ def claims() -> tuple[Claim, ...]:
               "Report-noisy-max with Gumbel(2 Delta/eps) noise is the exponential mechanism, "
               "so eps-bounded range and eps^2/8-zCDP.", "holds", _rnm_gumbel),
         *_repeat_and_select_claims(),
+        *_gaussian_noisy_max_claims(),
     )
+
+
+def _gaussian_noisy_max_claims() -> tuple[Claim, ...]:
+    """Lebensold, Precup and Balle's claims about report-noisy-max with Gaussian noise
+    (built, with their checks, in :mod:`optmech.privacy.gaussian_claims`)."""
+    from optmech.privacy.gaussian_claims import claims as gaussian_claims
+
+    return gaussian_claims()
 
 
 def _repeat_and_select_claims() -> tuple[Claim, ...]:

@@ -90,9 +90,13 @@ _STEP = 1e-6            # central-difference step, relative to the variable's sc
 # 1.5 to 3 times the measured on a 2-core machine with BLAS on one thread: PF 0.23 ms for 22
 # rows of 3 candidates, 12 ms for 398 rows of 50; EM about half of that; report-noisy-max
 # with Laplace noise row by row, 0.45 ms a row of 5 candidates in two groups, 2.7 ms of 50
-# distinct ones; a mechanism of your own: 1 ms a row.
+# distinct ones; with Gaussian noise 1.2, 3.2 and 26 ms a row of 2, 10 and 50 scores within
+# 40 scales (a log-space quadrature per tiny level): 0.5 ms a row and a candidate, the
+# margin from the 40 evaluations a start; a mechanism of your own:
+# 1 ms a row.
 _SECONDS_PER_CALL = {"fast": (3e-4, 2e-6, 8e-7), "softmax": (1e-4, 5e-7, 3e-7),
-                     "laplace": (3e-4, 3e-4, 3e-5), "other": (3e-4, 1e-3, 1e-4)}
+                     "laplace": (3e-4, 3e-4, 3e-5), "gaussian": (3e-4, 5e-4, 5e-4),
+                     "other": (3e-4, 1e-3, 1e-4)}
 # L-BFGS-B evaluations per start (measured: 12 to 35 for the searches from scratch at n = 2
 # and 3, about 8 for a growth step's groups), capped by 1.3 per iteration allowed; 3 where
 # the objective is flat in the scores (randomised response, uniform: one gradient, zero).
@@ -240,7 +244,8 @@ def _cost_class(mechanism) -> str:
     if base is not mechanism and _laplace(base):
         return "other"
     if isinstance(base, ReportNoisyMax):
-        return {"laplace": "laplace", "gumbel": "softmax"}.get(base.noise, "fast")
+        return {"laplace": "laplace", "gaussian": "gaussian",
+                "gumbel": "softmax"}.get(base.noise, "fast")
     if isinstance(base, PermuteAndFlip):
         return "fast"
     if isinstance(base, (ExponentialMechanism, RandomizedResponse, UniformSelection)):
@@ -387,11 +392,14 @@ def _batch_seconds(mechanism, n: int, pairs: float) -> float:
 
 def search_cost(mechanism, n: int, grid_pairs: int, starts: int, iterations: int) -> float:
     """Estimated CPU seconds of a search from scratch on ``n`` candidates: the grid's pairs
-    (report-noisy-max with Laplace noise: one quadrature for all, about 2 % of the rows' cost)
-    and ``starts`` L-BFGS-B runs of ``min(1.3 iterations, 40)`` evaluations of ``2 (2n - 1) +
-    1`` pairs (:data:`_EVALUATIONS`)."""
-    share = 0.02 if _cost_class(mechanism) == "laplace" else 1.0
-    grid = math.ceil(grid_pairs / 4096) * _batch_seconds(mechanism, n, 4096 * share) \
+    (report-noisy-max with Laplace noise: one quadrature for all, about 2 % of the rows' cost;
+    with Gaussian noise, row by row, the pairs there are, not whole blocks of 4096) and
+    ``starts`` L-BFGS-B runs of ``min(1.3 iterations, 40)`` evaluations of ``2 (2n - 1) + 1``
+    pairs (:data:`_EVALUATIONS`)."""
+    cost_class = _cost_class(mechanism)
+    block = (min(grid_pairs, 4096) if cost_class == "gaussian"
+             else 4096 * (0.02 if cost_class == "laplace" else 1.0))
+    grid = math.ceil(grid_pairs / 4096) * _batch_seconds(mechanism, n, block) \
         if grid_pairs else 0.0
     evaluations = _evaluations(mechanism, iterations, _EVALUATIONS)
     return grid + starts * evaluations * _batch_seconds(mechanism, n, 2 * (2 * n - 1) + 1)
@@ -564,7 +572,7 @@ def _result(mechanism, scores, neighbour, objective, at, eps_prime, orders, boun
         eps_prime = default_eps_prime(getattr(mechanism, "epsilon", None) or 1.0)
     curves = curves_of(distribution, eps_prime, orders)
     if bound is None:
-        bound = proven_bound(mechanism)
+        bound = proven_bound(mechanism, distribution.scores.size)
     label = name or getattr(mechanism, "name", None) or type(mechanism).__name__
     return WorstPair(label, distribution.scores.size, objective, at,
                      _reported_value(curves, objective, at), curves, bound, method, evaluated)

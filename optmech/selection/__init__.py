@@ -7,13 +7,20 @@ Appendices E-F; every other area of :mod:`optmech` builds on this package.
 =================================  ==========================================================
 module                             what it implements
 =================================  ==========================================================
-:mod:`~.mechanisms`                EM, PF, report-noisy-max, randomised response, uniform:
-                                   ``pmf`` / ``expected_error`` / ``sample`` and the privacy
-                                   guarantee of each (Algorithms 1-2, Definition 4)
+:mod:`~.mechanisms`                EM, PF, report-noisy-max (Laplace, Gumbel, exponential,
+                                   Gaussian noise), randomised response, uniform: ``pmf`` /
+                                   ``expected_error`` / ``sample`` and the privacy guarantee
+                                   of each (Algorithms 1-2, Definition 4)
 :mod:`~.pf_probabilities`          PF's exact pmf without cancellation (Lemma 2 and
                                    Appendix E, rewritten as a positive integral)
 :mod:`~.noisy_max`                 report-noisy-max probabilities for any noise family
                                    (Appendix F)
+:mod:`~.iid_noisy_max`             the exact pmf of report-noisy-max with i.i.d. noise, the
+                                   path shared by its Laplace and Gaussian families
+                                   (:mod:`~.laplace_noisy_max`, :mod:`~.gaussian_noisy_max`)
+:mod:`~.gaussian_reference`        the Gaussian family's pmf at 50 digits (mpmath)
+:mod:`~.compare`                   the noise choice measured: every mechanism calibrated to
+                                   one proven ρ (or ε), exact expected errors side by side
 :mod:`~.samplers`                  fast exact samplers for PF and EM
 :mod:`~.worst_case`                worst-case expected error of EM and PF (Proposition 4,
                                    equations (7)-(8))
@@ -27,7 +34,8 @@ from optmech._lazy import lazy_exports as _lazy_exports
 
 __all__, __getattr__, __dir__ = _lazy_exports(__name__, {
     "optmech.selection.mechanisms": (
-        "MECHANISMS", "ExponentialMechanism", "PermuteAndFlip", "PmfMechanism", "PrivacyGuarantee",
+        "MECHANISMS", "SELECTION_NAMES", "ExponentialMechanism", "GaussianGuarantee",
+        "GaussianNoisyMax", "PermuteAndFlip", "PmfMechanism", "PrivacyGuarantee",
         "RandomizedResponse", "ReportNoisyMax", "SelectionMechanism", "UniformSelection",
         "as_mechanism", "labelled_mechanisms", "make_mechanism",
     ),

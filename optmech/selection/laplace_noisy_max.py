@@ -131,22 +131,24 @@ import math
 import numpy as np
 
 from optmech.progress import progress
-from optmech.resources import require_work
-from optmech.selection.noisy_max import (
-    SUM_TOLERANCE,
-    TAIL,
-    IntegrationError,
-    standardised_gaps,
+from optmech.selection.iid_noisy_max import (
+    NoiseFamily,
+    check_total,
+    grid_probabilities,
+    iid_noisy_max_logpmf,
+    iid_noisy_max_pmf,
 )
-from optmech.selection.scores import log_top_from_rest
-from optmech.validation import InvalidArgumentError, check_positive, check_scores
+from optmech.selection.noisy_max import TAIL
+from optmech.validation import InvalidArgumentError
 
 __all__ = [
     "CHEBYSHEV",
     "FLOOR",
+    "LAPLACE",
     "NODES",
     "PANEL",
     "RATE_WIDTH",
+    "LaplaceFamily",
     "laplace_level_probabilities",
     "laplace_log_cdf_and_hazard",
     "laplace_noisy_max_logpmf",
@@ -162,9 +164,7 @@ _BLOCK = 1 << 16
 _RULE = np.polynomial.legendre.leggauss(NODES)
 _LOG_LOW = math.log(2 * TAIL)  # G(x) <= F(x) <= TAIL for x <= _LOG_LOW
 _LOG_FLOOR = math.log(2 * FLOOR)  # G(x) <= FLOOR for x <= _LOG_FLOOR
-TINY = 1e-200       # below this a log-probability gets its own quadrature in log space
-LOG_BELOW = 30.0    # its window starts this many scales below the score
-_SECONDS_PER_EVALUATION = 5e-8   # one (node, level) term of log G, upper estimate
+LOG_BELOW = 30.0    # a tiny level's log-space window starts this many scales below it
 
 
 def _total_coin(values: np.ndarray, counts) -> float:
@@ -271,9 +271,50 @@ def laplace_log_cdf_and_hazard(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             np.where(negative, 1.0, e / (2.0 - e)))
 
 
+class LaplaceFamily(NoiseFamily):
+    """The standard Laplace law for :mod:`optmech.selection.iid_noisy_max`: its window,
+    head and bulk (module docstring)."""
+
+    name = "laplace"
+    seconds_per_term = 5e-8
+
+    def log_cdf(self, z):
+        return laplace_log_cdf_and_hazard(z)[0]
+
+    def hazard(self, z):
+        return laplace_log_cdf_and_hazard(z)[1]
+
+    def log_hazard(self, z):
+        # log h = log k - z with k(z) = e^z h(z): 0 below 0, -z - log(2 - e^-z) above
+        return np.where(z < 0, 0.0, -z - np.log(2.0 - np.exp(-np.abs(z))))
+
+    def level_probabilities(self, values, counts):
+        total_coin = _total_coin(values, counts)
+        lo = _lower_edge(values, counts, total_coin)
+        hi = _upper_edge(total_coin)
+        head = values >= lo
+        anchor, offset, w, _ = _nodes(lo, hi, values[head], np.cumsum(counts[head]))
+        x = anchor + offset
+        t = np.exp(lo - x)                              # t = e^{-(x - lo)} in (0, 1]
+        coins = np.exp(values[~head] - lo)              # bulk coins a = e^{y - lo} < 1
+        extra = t * _bulk_log_cdf(coins, counts[~head].astype(float))(t) if coins.size else 0.0
+        probs = np.empty(values.size)
+        probs[head], weights = grid_probabilities(x, w, values[head], counts[head], self, extra)
+        if coins.size:
+            probs[~head] = _bulk_probabilities(coins, t, weights)
+        return probs
+
+    def log_space_grid(self, values, counts, v):
+        return _log_space_nodes(values, counts, v, math.log(_total_coin(values, counts)) + 45.0)
+
+
+LAPLACE = LaplaceFamily()
+
+
 class _Grid:
     """The quadrature grid on ``[lo, hi]`` for standardised ``levels`` (panel edges at the
-    levels inside the window) and, per level, ``log F`` and ``h`` at the nodes."""
+    levels inside the window) and, per level, ``log F`` and ``h`` at the nodes: one grid for
+    many rows of counts (:func:`laplace_level_probabilities`)."""
 
     def __init__(self, levels: np.ndarray, above: np.ndarray, lo: float, hi: float):
         anchor, offset, self.w, _ = _nodes(lo, hi, levels, above)
@@ -281,17 +322,10 @@ class _Grid:
         # (levels, nodes); z >= lo - 0 >= log 2 FLOOR
         self.log_cdf, self.hazard = laplace_log_cdf_and_hazard(self.x[None, :] - levels[:, None])
 
-    def weighted_max_density(self, counts: np.ndarray, extra_log=0.0) -> np.ndarray:
-        """``W = w * G`` at the nodes for each row of ``counts`` (items per level);
-        ``extra_log`` adds the log cdf of candidates outside ``levels`` (the bulk)."""
-        return self.w * np.exp(counts @ self.log_cdf + extra_log)
-
-    def probabilities(self, weights: np.ndarray) -> np.ndarray:
-        """``sum_j W_j h(x_j - level)`` per level: pairwise summation for one vector of
-        weights (rounding ~1e-16), a matrix product for a block of rows."""
-        if weights.ndim == 1:
-            return (self.hazard * weights).sum(axis=1)
-        return weights @ self.hazard.T
+    def probabilities(self, counts: np.ndarray) -> np.ndarray:
+        """``sum_j w_j G(x_j) h(x_j - level)`` per level for each row of ``counts`` (items
+        per level), by matrix products."""
+        return (self.w * np.exp(counts @ self.log_cdf)) @ self.hazard.T
 
 
 def _bulk_log_cdf(coins: np.ndarray, counts: np.ndarray) -> np.polynomial.Chebyshev:
@@ -321,19 +355,13 @@ def _bulk_probabilities(coins: np.ndarray, t: np.ndarray, weights: np.ndarray) -
     return out
 
 
-def _check_total(total, what: str) -> None:
-    worst = float(np.max(np.abs(np.asarray(total) - 1.0)))
-    if not worst <= SUM_TOLERANCE:
-        raise IntegrationError(f"{what} sum to 1 only within {worst!r} (tolerance "
-                               f"{SUM_TOLERANCE}); refusing to return them")
-
-
 def laplace_noisy_max_pmf(scores, scale: float) -> np.ndarray:
     """``Pr[argmax_r (q_r + Z_r) = r]`` for i.i.d. ``Z_r ~ Laplace(0, scale)``.
 
     Every probability is within about 1e-15 absolute and 1e-14 relative of the exact
     value (relative above ``FLOOR = 1e-250``, within ``FLOOR`` below), and the sum is
-    checked to be 1 within 1e-12 (method, precision and cost in the module docstring).
+    checked to be 1 within 1e-12 (method, precision and cost in the module docstring; the
+    path shared with the Gaussian noise: :mod:`optmech.selection.iid_noisy_max`).
     Raises :class:`~optmech.validation.InvalidArgumentError` on bad input and
     :class:`~optmech.selection.noisy_max.IntegrationError` if the check fails.
 
@@ -345,34 +373,7 @@ def laplace_noisy_max_pmf(scores, scale: float) -> np.ndarray:
         the noise scale ``b > 0`` (``2Δ/ε`` for report-noisy-max, ``Δ/ε`` for
         monotonic scores).
     """
-    q = check_scores(scores)
-    b = check_positive(scale, "scale")
-    if q.size == 1:
-        return np.ones(1)
-    y = standardised_gaps(q, b)
-    values, inverse, counts = np.unique(-y, return_inverse=True, return_counts=True)
-    values = -values                                    # descending, values[0] == 0
-    inverse = inverse.ravel()
-    if values.size == 1:
-        return np.full(q.size, 1.0 / q.size)
-    total_coin = _total_coin(values, counts)
-    lo = _lower_edge(values, counts, total_coin)
-    hi = _upper_edge(total_coin)
-    head = values >= lo
-    grid = _Grid(values[head], np.cumsum(counts[head]), lo, hi)
-    t = np.exp(lo - grid.x)                             # t = e^{-(x - lo)} in (0, 1]
-    coins = np.exp(values[~head] - lo)                  # bulk coins a = e^{y - lo} < 1
-    bulk_counts = counts[~head].astype(float)
-    extra = t * _bulk_log_cdf(coins, bulk_counts)(t) if coins.size else 0.0
-    weights = grid.weighted_max_density(counts[head].astype(float), extra)
-    probs = np.empty(values.size)
-    probs[head] = grid.probabilities(weights)
-    if coins.size:
-        probs[~head] = _bulk_probabilities(coins, t, weights)
-    if not (np.isfinite(probs).all() and (probs >= 0).all()):
-        raise IntegrationError("report-noisy-max probabilities are not all finite and >= 0")
-    _check_total(counts @ probs, "report-noisy-max probabilities")
-    return probs[inverse]
+    return iid_noisy_max_pmf(scores, scale, LAPLACE)
 
 
 def laplace_level_probabilities(levels, counts, *, show_progress: bool | None = None,
@@ -410,9 +411,8 @@ def laplace_level_probabilities(levels, counts, *, show_progress: bool | None = 
     block = max(1, (1 << 22) // grid.x.size)
     starts = range(0, counts.shape[0], block)
     for start in progress(starts, total=len(starts), desc=desc, enabled=show_progress):
-        rows = counts[start:start + block].astype(float)
-        probs[start:start + block] = grid.probabilities(grid.weighted_max_density(rows))
-    _check_total((counts * probs).sum(axis=1), "report-noisy-max level probabilities")
+        probs[start:start + block] = grid.probabilities(counts[start:start + block].astype(float))
+    check_total((counts * probs).sum(axis=1), "report-noisy-max level probabilities")
     return probs
 
 
@@ -426,29 +426,9 @@ def laplace_noisy_max_logpmf(scores, scale: float) -> np.ndarray:
     (:func:`~optmech.selection.scores.log_top_from_rest`): the pmf's 1e-16 absolute accuracy
     near 1 would leave its logarithm only that.  Raises as :func:`laplace_noisy_max_pmf`,
     and :class:`~optmech.validation.ResourceLimitError` naming ``scores`` when the log-space
-    quadratures would exceed the work budget."""
-    q = check_scores(scores)
-    b = check_positive(scale, "scale")
-    probs = laplace_noisy_max_pmf(q, b)
-    with np.errstate(divide="ignore"):
-        out = np.log(probs)
-    tiny = probs < TINY
-    if not tiny.any():
-        return log_top_from_rest(out[None, :])[0]
-    gaps = standardised_gaps(q, b)
-    values, inverse, counts = np.unique(-gaps, return_inverse=True, return_counts=True)
-    values, inverse = -values, inverse.ravel()          # descending, values[0] == 0
-    hi = math.log(_total_coin(values, counts)) + 45.0
-    levels = np.unique(inverse[tiny])
-    grids = [_log_space_nodes(values, counts, float(values[u]), hi) for u in levels]
-    require_work(_SECONDS_PER_EVALUATION * values.size * sum(g[1].size for g in grids),
-                 "scores", f"{q.size} scores")
-    for u, grid in zip(levels, grids, strict=True):
-        out[inverse == u] = _log_integral(values, counts, float(values[u]), *grid)
-    # a gap beyond the double range in scale units (standardised_gaps clips it): its
-    # log-probability is below -1.8e308, correctly rounded -inf
-    out[gaps <= -np.finfo(float).max] = -np.inf
-    return log_top_from_rest(out[None, :])[0]
+    quadratures would exceed the work budget (the shared path:
+    :func:`~optmech.selection.iid_noisy_max.iid_noisy_max_logpmf`)."""
+    return iid_noisy_max_logpmf(scores, scale, LAPLACE)
 
 
 def _log_space_nodes(values, counts, v: float, hi: float) -> tuple:
@@ -482,25 +462,3 @@ def _far_stretch_log_integrals(values, counts, v: float, far: list, reach: float
                       else math.log(-math.expm1(-kappa * length)) - math.log(kappa))
         out.append(exponent - (rate + 1.0) * math.log(2.0) + log_length)
     return np.array(out)
-
-
-def _log_integral(values, counts, v: float, anchor: np.ndarray, offset: np.ndarray,
-                  w: np.ndarray, far: np.ndarray) -> float:
-    """``log(sum_j w_j e^{v - x_j} G(x_j) k(x_j - v) + sum e^far)`` at the nodes ``x_j =
-    anchor_j + offset_j``, every ``x_j - level`` formed as ``(anchor_j - level) +
-    offset_j`` (exact where the level is the anchor), ``log G`` summed in blocks of
-    levels."""
-    log_g = np.zeros_like(offset)
-    block = max(1, (1 << 22) // offset.size)
-    with np.errstate(over="ignore", invalid="ignore"):    # a sum below -1.8e308 is -inf
-        for start in range(0, values.size, block):
-            z = (anchor[None, :] - values[start:start + block, None]) + offset[None, :]
-            log_cdf, _ = laplace_log_cdf_and_hazard(z)
-            log_g += counts[start:start + block].astype(float) @ log_cdf
-        t = (anchor - v) + offset                               # x - v
-        log_k = np.where(t < 0, t, -np.log(2.0 - np.exp(-np.abs(t))))
-        terms = np.concatenate([np.log(w) + log_g - t + log_k, far])
-        top = float(terms.max())
-        if not math.isfinite(top):
-            return -math.inf
-        return top + math.log(float(np.exp(terms - top).sum()))

@@ -21,7 +21,7 @@ with exponential or Gumbel noise, randomised response and the uniform choice com
 whole batch with array operations (no Python loop per row; PF's quadrature kernel is
 :func:`~optmech.selection.pf_probabilities.pf_rows`, for rows of up to
 :data:`~optmech.selection.pf_probabilities.BATCH_MAX` candidates); report-noisy-max with
-Laplace noise and :class:`PmfMechanism` evaluate row by row.  A row of a batch equals the
+Laplace or Gaussian noise and :class:`PmfMechanism` evaluate row by row.  A row of a batch equals the
 1-D call on that vector (the 1-D call runs the same kernel on one row);
 ``benchmarks/batch_pmf.py`` measures the batch against ``scipy.special.softmax``.
 
@@ -32,6 +32,11 @@ the same class with equal arguments are equal and hash alike
 
 ``monotonic=True`` declares that neighbouring datasets move all scores in the same
 direction (e.g. counts); it halves the noise for the same guarantee.
+
+**Gaussian noise** (:class:`GaussianNoisyMax`, ``rnm_gaussian``) is set by its noise scale
+``sigma``, not by an ε: it is not ε-DP for any ε (two candidates far apart have an unbounded
+privacy loss), and its ``privacy`` is a :class:`GaussianGuarantee`, a zCDP ``rho`` for each
+number of candidates, with no ``epsilon`` or ``delta`` for code that expects pure DP to read.
 """
 
 from __future__ import annotations
@@ -69,6 +74,7 @@ from optmech.validation import (
     InvalidArgumentError,
     NonFiniteResultError,
     check_choice,
+    check_integer,
     check_positive,
     check_rng,
     check_scores,
@@ -80,7 +86,11 @@ __all__ = [
     "PermuteAndFlip",
     "PmfMechanism",
     "DOMINANCES",
+    "GAUSSIAN_NAME",
+    "GaussianGuarantee",
+    "GaussianNoisyMax",
     "PrivacyGuarantee",
+    "SELECTION_NAMES",
     "RandomizedResponse",
     "ReportNoisyMax",
     "SelectionMechanism",
@@ -119,6 +129,77 @@ class PrivacyGuarantee:
     def __str__(self) -> str:
         kind = f"({self.epsilon:g}, {self.delta:g})-DP" if self.delta else f"{self.epsilon:g}-DP"
         return f"{kind}: {self.statement}" if self.statement else kind
+
+
+def gaussian_spread(n: int, monotonic: bool) -> float:
+    """``c(n) = max ||P d||^2 / Δ^2`` over the moves ``d`` of one neighbouring pair on ``n``
+    candidates, ``P`` the projection that removes the mean (:class:`GaussianGuarantee`):
+    ``n - (n mod 2) / n`` when every score moves by at most Δ either way (half up, half down),
+    ``floor(n/2) ceil(n/2) / n`` when all move the same way."""
+    if monotonic:
+        return (n // 2) * ((n + 1) // 2) / n
+    return n - (n % 2) / n
+
+
+@dataclass(frozen=True)
+class GaussianGuarantee:
+    """Zero-concentrated differential privacy of report-noisy-max with Gaussian noise: for
+    ``n`` candidates, ``rho(n) = Δ^2 c(n) / (2 sigma^2)``-zCDP, with ``c(n) = n - (n mod 2)/n``
+    (``floor(n/2) ceil(n/2) / n`` for monotonic scores; :func:`gaussian_spread`).
+
+    Proof (post-processing).  ``argmax_r (q_r + Z_r)`` does not change when the same number is
+    added to every noisy score, so it is a function of ``P(q + Z) = Pq + PZ``, ``P`` the
+    projection onto the vectors with mean 0; ``PZ`` is an isotropic ``N(0, sigma^2)`` vector of
+    that ``(n - 1)``-dimensional space.  So the mechanism post-processes the Gaussian mechanism
+    ``Pq + N(0, sigma^2 I_{n-1})``, whose two outputs on neighbours ``q, q' = q + d`` are, up to
+    an isometry, ``N(0, 1)`` and ``N(mu, 1)`` with ``mu = ||P d|| / sigma``: every pair of the
+    selection is a post-processing of that pair, so its hockey-stick curve is at most
+    ``Phi(mu/2 - eps'/mu) - e^eps' Phi(-mu/2 - eps'/mu)`` and ``D_alpha <= alpha mu^2 / 2``.
+    ``||P d||^2 = ||d||^2 - (sum d)^2 / n`` is convex in ``d``, so its largest value over the
+    box of moves ``|d_r| <= Δ`` is at a corner: ``Δ^2 (n - (2k - n)^2 / n)`` with ``k`` moves
+    up, largest at ``k = floor(n/2)``; over ``0 <= d_r <= Δ`` (monotonic): ``Δ^2 k (n - k) /
+    n``.  This is the Gaussian mechanism's ``n Δ^2 / (2 sigma^2)`` on the score vector (its
+    l2 sensitivity is ``Δ sqrt n``) made smaller by the shift invariance: the same for even
+    ``n``, ``Δ^2 / (2 n sigma^2)`` less for odd ``n``, a quarter of it for monotonic scores.
+    At ``n = 2`` the bound is the supremum over pairs: the selection is the sign of the
+    Gaussian mechanism on the gap, whose Rényi divergence of order ``alpha`` at a gap of about
+    ``alpha mu`` noise units approaches ``alpha mu^2 / 2``.
+
+    Not ε-DP for any ε (a candidate ``g`` scales below the top that moves up by Δ while the top
+    moves down has a loss growing like ``g Δ / sigma^2``), so there is no ``epsilon``, ``delta``
+    or ``dominance`` here: code that accounts pure DP refuses this guarantee.  Lebensold,
+    Precup and Balle (arXiv:2402.06137) give a pure ε for scores confined to a bounded range
+    (:mod:`optmech.privacy.gaussian_claims` checks their statement).
+    """
+
+    #: The noise scale σ.
+    sigma: float
+    #: The score sensitivity Δ.
+    sensitivity: float
+    #: Whether neighbours move all scores the same way.
+    monotonic: bool = False
+
+    @property
+    def statement(self) -> str:
+        """Where the guarantee holds and where it is proved."""
+        kind = "monotonic scores" if self.monotonic else "scores"
+        return (f"{kind} of sensitivity {self.sensitivity:g}, noise scale {self.sigma:g} "
+                "(post-processing of the Gaussian mechanism on the scores with their mean "
+                "removed; optmech.selection.mechanisms.GaussianGuarantee)")
+
+    def mu(self, n: int) -> float:
+        """``mu(n) = Δ sqrt(c(n)) / sigma``: every pair on ``n`` candidates is a
+        post-processing of ``N(0, 1)`` against ``N(mu, 1)``."""
+        return self.sensitivity * math.sqrt(gaussian_spread(n, self.monotonic)) / self.sigma
+
+    def rho(self, n: int) -> float:
+        """``rho(n) = mu(n)^2 / 2``, the zCDP parameter on ``n`` candidates."""
+        return self.sensitivity ** 2 * gaussian_spread(n, self.monotonic) / (
+            2.0 * self.sigma ** 2)
+
+    def __str__(self) -> str:
+        return (f"rho(n) = {self.sensitivity:g}^2 c(n) / (2 * {self.sigma:g}^2)-zCDP for n "
+                f"candidates: {self.statement}")
 
 
 class SelectionMechanism(Parametrised, ABC):
@@ -525,6 +606,91 @@ class ReportNoisyMax(_ScaledMechanism):
         return sample_noisy_argmax(log_weights(scores, self.exponent), count, rng, draw)
 
 
+class GaussianNoisyMax(ReportNoisyMax):
+    """Report-noisy-max with Gaussian noise: ``argmax_r (q_r + Z_r)``, ``Z_r ~ N(0, sigma^2)``
+    i.i.d.
+
+    The noise scale ``sigma`` is the parameter (there is no ε: :class:`GaussianGuarantee`
+    states its zCDP ``rho(n) = Δ^2 c(n) / (2 sigma^2)`` for ``n`` candidates, with the proof);
+    :meth:`for_rho` calibrates ``sigma`` to a ``rho`` on ``n`` candidates.  ``pmf`` and
+    ``logpmf``: :mod:`optmech.selection.gaussian_noisy_max`, the quadrature path shared with
+    Laplace noise (:mod:`optmech.selection.iid_noisy_max`): every probability above 1e-200
+    within ``1e-14 + 4e-16 |log p|`` relative of a 50-digit mpmath quadrature in tests, the
+    sum checked to be 1 within 1e-12; ``logpmf`` finite for every
+    candidate whose log-probability is a double.  ``sample`` adds the noise (numpy's normal
+    generator) and takes the argmax, in blocks; every draw is an outcome of positive
+    probability (all are).
+    """
+
+    NOISES = ("gaussian",)
+    name = "rnm_gaussian"
+
+    def __init__(self, sigma: float, sensitivity: float = 1.0, monotonic: bool = False):
+        self.sigma = check_positive(sigma, "sigma")
+        self.sensitivity = check_positive(sensitivity, "sensitivity")
+        if not isinstance(monotonic, (bool, np.bool_)):
+            raise InvalidArgumentError("monotonic", monotonic, "True or False")
+        self.monotonic = bool(monotonic)
+        self.noise = "gaussian"
+        #: No ε: the mechanism is not ε-DP for any ε (:class:`GaussianGuarantee`).
+        self.epsilon = None
+        self._given = {"sigma": given(sigma), "sensitivity": given(sensitivity),
+                       "monotonic": self.monotonic}
+
+    @classmethod
+    def for_rho(cls, rho: float, n: int, sensitivity: float = 1.0,
+                monotonic: bool = False) -> GaussianNoisyMax:
+        """The mechanism whose proven zCDP parameter on ``n`` candidates is ``rho``:
+        ``sigma = Δ sqrt(c(n) / (2 rho))``."""
+        rho = check_positive(rho, "rho")
+        n = check_integer(n, "n", minimum=2)
+        sensitivity = check_positive(sensitivity, "sensitivity")
+        sigma = sensitivity * math.sqrt(gaussian_spread(n, bool(monotonic)) / (2.0 * rho))
+        if not (math.isfinite(sigma) and sigma > 0):
+            raise InvalidArgumentError("rho", rho, "a number > 0 whose noise scale "
+                                       "sensitivity * sqrt(c(n) / (2 rho)) is a finite "
+                                       "double > 0")
+        return cls(sigma, sensitivity, monotonic)
+
+    def _parameters(self) -> dict:
+        return dict(self._given)
+
+    @property
+    def scale(self) -> float:
+        """The noise scale ``sigma``."""
+        return self.sigma
+
+    @property
+    def exponent(self) -> float:
+        """``1 / sigma``: scores in units of the noise scale."""
+        return 1.0 / self.sigma
+
+    @property
+    def privacy(self) -> GaussianGuarantee:
+        return GaussianGuarantee(self.sigma, self.sensitivity, self.monotonic)
+
+    def _twin(self):
+        return None
+
+    def _pmf(self, q):
+        from optmech.selection.gaussian_noisy_max import gaussian_noisy_max_pmf
+
+        return gaussian_noisy_max_pmf(q, self.sigma)
+
+    def _logpmf_rows(self, rows):
+        from optmech.selection.gaussian_noisy_max import gaussian_noisy_max_logpmf
+
+        return np.array([gaussian_noisy_max_logpmf(q, self.sigma) for q in rows])
+
+    def _log_accuracy(self, n):
+        # as the Laplace path: 1e-13 relative above 1e-200, log-space sums in scale units
+        return 8.0, 1e-13, True
+
+    def _draw(self, scores, count, rng):
+        return sample_noisy_argmax(log_weights(scores, self.exponent), count, rng,
+                                   lambda g, shape: g.standard_normal(shape))
+
+
 class RandomizedResponse(SelectionMechanism):
     """k-ary randomised response on the best candidate (``k = len(scores)``).
 
@@ -599,7 +765,12 @@ class UniformSelection(SelectionMechanism):
 
 
 # One spelling for every name and key (``rnm-laplace`` is read as ``rnm_laplace``).
+#: The mechanisms set by an ε (pure ε-DP).
 MECHANISMS = ("pf", "em", "rnm_laplace", "rnm_gumbel", "rnm_exponential", "rr", "uniform")
+#: Report-noisy-max with Gaussian noise, set by its noise scale (:class:`GaussianNoisyMax`).
+GAUSSIAN_NAME = "rnm_gaussian"
+#: Every selection mechanism by name: :data:`MECHANISMS` and :data:`GAUSSIAN_NAME`.
+SELECTION_NAMES = (*MECHANISMS, GAUSSIAN_NAME)
 
 
 class PmfMechanism(SelectionMechanism):
@@ -667,12 +838,23 @@ def canonical_name(name: str) -> str:
     return name.replace("-", "_") if isinstance(name, str) else name
 
 
-def make_mechanism(name: str, epsilon: float, sensitivity: float = 1.0,
-                   monotonic: bool = False) -> SelectionMechanism:
-    """Build a mechanism from its short name (see ``MECHANISMS``; ``rnm-laplace`` spelt with
-    a hyphen works too); arguments a mechanism does not use (sensitivity for ``rr``,
-    everything for ``uniform``) are ignored."""
-    name = check_choice(canonical_name(name), "mechanism", MECHANISMS)
+def make_mechanism(name: str, epsilon: float | None, sensitivity: float = 1.0,
+                   monotonic: bool = False, *, sigma: float | None = None) -> SelectionMechanism:
+    """Build a mechanism from its short name (see ``SELECTION_NAMES``; ``rnm-laplace`` spelt
+    with a hyphen works too); arguments a mechanism does not use (sensitivity for ``rr``,
+    everything for ``uniform``) are ignored.  ``rnm_gaussian`` is set by its noise scale
+    ``sigma`` (``epsilon`` None: it has no ε); every other mechanism by ``epsilon``."""
+    name = check_choice(canonical_name(name), "mechanism", SELECTION_NAMES)
+    if name == GAUSSIAN_NAME:
+        if epsilon is not None:
+            raise InvalidArgumentError("epsilon", epsilon, "None for rnm_gaussian (it is "
+                                       "set by its noise scale sigma, and is not eps-DP)")
+        if sigma is None:
+            raise InvalidArgumentError("sigma", sigma, "a noise scale > 0 for rnm_gaussian")
+        return GaussianNoisyMax(sigma, sensitivity, monotonic)
+    if sigma is not None:
+        raise InvalidArgumentError("sigma", sigma, f"None for {name} (only rnm_gaussian "
+                                                   "takes a noise scale)")
     check_positive(epsilon, "epsilon")
     check_positive(sensitivity, "sensitivity")
     if name == "pf":

@@ -1,15 +1,17 @@
 """Output probabilities of report-noisy-max with independent, per-candidate noise.
 
 For candidates with scores ``q_a`` and noise ``Z_a = b_a * Y_a`` (``Y_a`` standard Laplace,
-exponential or Gumbel; ``b_a = 0`` means no noise),
+exponential, Gumbel or normal; ``b_a = 0`` means no noise),
 
     Pr[argmax_a (q_a + Z_a) = r] = integral f_r(x - q_r) prod_{s != r} F_s(x - q_s) dx.
 
 This serves report-noisy-max with heterogeneous scales (RNMH, heterogeneous-sensitivities
 paper eqn 4), and it is the independent cross-check of the closed forms for exponential
 noise (= permute-and-flip) and Gumbel noise (= exponential mechanism) and of the fast
-i.i.d. Laplace path :mod:`optmech.selection.laplace_noisy_max` (the permute-and-flip
-paper's Appendix F, no closed form), which ``ReportNoisyMax`` uses.
+i.i.d. Laplace and Gaussian paths :mod:`optmech.selection.laplace_noisy_max` (the
+permute-and-flip paper's Appendix F, no closed form) and
+:mod:`optmech.selection.gaussian_noisy_max`, which ``ReportNoisyMax`` and
+``GaussianNoisyMax`` use.
 
 Method and accuracy.  Scores and scales are first expressed in units of the largest scale
 ``b_max`` with the top score at 0 (:func:`standardised_gaps`), so the result does not
@@ -52,6 +54,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import special
 
 from optmech.validation import InvalidArgumentError, check_choice, check_scores
 
@@ -67,7 +70,7 @@ __all__ = [
     "upper_quantile",
 ]
 
-NOISES = ("laplace", "exponential", "gumbel")
+NOISES = ("laplace", "exponential", "gumbel", "gaussian")
 TAIL = 1e-17
 SUM_TOLERANCE = 1e-12
 _MAX_NODES = 2_000_000
@@ -80,17 +83,25 @@ class IntegrationError(ArithmeticError):
 
 def lower_quantile(noise: str, tail: float) -> float:
     """Standardised ``Q(tail)``."""
+    if noise == "gaussian":
+        return float(special.ndtri(tail))
     return {"laplace": math.log(2 * tail), "exponential": -math.log1p(-tail),
             "gumbel": -math.log(-math.log(tail))}[noise]
 
 
 def upper_quantile(noise: str, tail: float) -> float:
     """Standardised ``Q(1 - tail)`` computed from the survival function."""
+    if noise == "gaussian":
+        return float(-special.ndtri(tail))
     return {"laplace": -math.log(2 * tail), "exponential": -math.log(tail),
             "gumbel": -math.log(-math.log1p(-tail))}[noise]
 
 
 def log_cdf(noise: str, y: np.ndarray) -> np.ndarray:
+    if noise == "gaussian":
+        from optmech.selection.gaussian_noisy_max import gaussian_log_cdf
+
+        return gaussian_log_cdf(y)
     with np.errstate(divide="ignore", invalid="ignore"):
         if noise == "laplace":
             return np.where(y < 0, y - math.log(2), np.log1p(-0.5 * np.exp(-np.abs(y))))
@@ -101,6 +112,10 @@ def log_cdf(noise: str, y: np.ndarray) -> np.ndarray:
 
 def log_hazard(noise: str, y: np.ndarray) -> np.ndarray:
     """``log(f(y) / F(y))`` for the standard noise (the scale is added by the caller)."""
+    if noise == "gaussian":
+        from optmech.selection.gaussian_noisy_max import gaussian_log_hazard
+
+        return gaussian_log_hazard(y)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if noise == "laplace":
             e = np.exp(-np.abs(y))
@@ -165,8 +180,8 @@ def noisy_max_pmf(scores, scales, noise: str = "laplace") -> np.ndarray:
     scales
         a scale ``b_a >= 0`` per candidate, or one scale for all.
     noise
-        "laplace", "exponential" or "gumbel" (standard forms: Laplace(0, 1),
-        Exp(1), Gumbel(0, 1)).
+        "laplace", "exponential", "gumbel" or "gaussian" (standard forms: Laplace(0, 1),
+        Exp(1), Gumbel(0, 1), N(0, 1)).
     """
     q = check_scores(scores)
     check_choice(noise, "noise", NOISES)

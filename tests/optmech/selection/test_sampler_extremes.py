@@ -7,7 +7,9 @@ is exact rational arithmetic on the definitions, with ``g = a (q* - q_r)`` (``a`
 mechanism's exponent): EM and PF (and report-noisy-max with Gumbel or exponential noise,
 the same distributions) pick ``r`` with probability at most ``e^{-g}``; report-noisy-max
 with Laplace noise at most ``Pr[Y_r - Y_* > g] = e^{-g} (2 + g) / 4``; randomised
-response and uniform selection give every candidate a positive probability."""
+response and uniform selection give every candidate a positive probability.  With Gaussian
+noise (scale ``sigma`` over the same grid, ``g = (q* - q_r) / sigma``) at most ``Pr[Z_r - Z_* >
+g] = Phibar(g / sqrt 2) <= e^{-g^2/4} / 2``."""
 
 import itertools
 import math
@@ -16,7 +18,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from optmech.selection.mechanisms import MECHANISMS, make_mechanism
+from optmech.selection.mechanisms import MECHANISMS, GaussianNoisyMax, make_mechanism
 from optmech.validation import InvalidArgumentError
 
 GRID = [10.0 ** k for k in (-300, -150, -30, -9, 0, 9, 19, 20, 30, 150, 300)]
@@ -55,3 +57,20 @@ def test_every_draw_has_positive_probability_over_the_grid(name):
                 assert log_bound(name, a, q, r) >= LOG_FLOOR, (epsilon, sensitivity, q, r)
             checked += 1
     assert checked > 800
+
+
+def test_every_gaussian_draw_has_positive_probability_over_the_grid():
+    rng = np.random.default_rng(len(MECHANISMS))
+    checked = 0
+    for sigma, m in itertools.product(GRID, GRID):
+        mechanism = GaussianNoisyMax(sigma)
+        for q in vectors(m):
+            draws = np.asarray(mechanism.sample(np.array(q), size=50, rng=rng))
+            assert ((draws >= 0) & (draws < len(q))).all()
+            for r in set(draws.tolist()):
+                g = (max(map(Fraction, q)) - Fraction(q[r])) / Fraction(sigma)
+                log_bound = -math.inf if g > 10**6 else -float(g) ** 2 / 4 - math.log(2.0)
+                assert g == 0 or log_bound >= LOG_FLOOR, (sigma, q, r)
+            checked += 1
+    assert checked == len(GRID) ** 2 * 4
+
