@@ -42,7 +42,7 @@ from optmech.unbounded import unbounded_if_infinite
 HETEROGENEOUS = ("gem", "mgem", "combined_gem", "rs_gamma", "rs_gamma_tnb")
 ALL_MECHANISMS = (*MECHANISMS, GAUSSIAN_NAME, *HETEROGENEOUS, "lattice")
 TOPK = ("peel-em", "gumbel", "peel-pf", "joint-em", "joint-pf", "canonical-lipschitz")
-ACCOUNT_MECHANISMS = (*MECHANISMS, *HETEROGENEOUS, *TOPK, "lattice")
+ACCOUNT_MECHANISMS = (*MECHANISMS, GAUSSIAN_NAME, *HETEROGENEOUS, *TOPK, "lattice")
 OBJECTIVES = ("zcdp_rho", "max_loss", "delta", "renyi")
 MAX_N = 200
 
@@ -192,8 +192,9 @@ def register(subparsers) -> None:
                     "field's accountants report from published formulas.")
     account.add_argument("--step", required=True, action="append", metavar="MECH:EPS[:COUNT]",
                          help="a step: one of " + ", ".join(ACCOUNT_MECHANISMS) + " at "
-                              "epsilon, COUNT times (default 1); repeat for a sequence, in "
-                              "time order")
+                              "epsilon (rnm_gaussian: at noise scale sigma, with --n), "
+                              "COUNT times (default 1); repeat for a sequence, in time "
+                              "order")
     account.add_argument("--delta", type=_delta, default=None,
                          help="report eps' at this delta in (0, 1) (default 1e-6 when "
                               "--eps-prime is not given)")
@@ -443,6 +444,15 @@ def estimate_account(args: argparse.Namespace) -> Estimate:
             + _lattice_estimate(args, n))
 
 
+def _scores(values: list) -> str:
+    """A pair's score vector for the text report: whole up to six entries, else its first
+    three, its last and its length (``--json`` has every entry)."""
+    if len(values) <= 6:
+        return str(values)
+    return "[" + ", ".join(f"{v:g}" for v in values[:3]) + f", ..., {values[-1]:g}] " \
+        f"({len(values)} candidates)"
+
+
 def _lattice_candidates(args) -> int:
     """``--n`` of a lattice step (default 2), at most 64 (its LP is refused far below)."""
     n = 2 if args.n is None else args.n
@@ -497,7 +507,8 @@ def _render_account(p: dict) -> str:
              + "; ".join(f"arXiv:{x['arxiv']}" if x.get("arxiv") else x["title"]
                          for x in s["papers"]) + ")" for s in p["steps"]]
     pairs = [f"  {q['step']}: " + (q["note"] if "note" in q else
-                                    f"scores {q['scores']}, neighbour {q['neighbour']}")
+                                    f"scores {_scores(q['scores'])}, "
+                                    f"neighbour {_scores(q['neighbour'])}")
              for q in p["lower"]["pairs"]]
     return "\n".join(head + lines + ["steps:"] + steps + ["lower bound's pairs:"] + pairs
                      + ([f"plot written to {p['plot']}"] if p.get("plot") else []))

@@ -50,7 +50,7 @@ from fractions import Fraction
 import numpy as np
 
 from lp_models.display import Displayed, Tabular
-from optmech.privacy.adaptive import AZUMA_TAIL, CHUNK, HockeyStickBound, kept_nodes, pieces
+from optmech.privacy.adaptive import AZUMA_TAIL, CHUNK, HockeyStickBound, kept_nodes
 from optmech.privacy.bounds import bounded_range_kl
 from optmech.privacy.dominating import (
     BOUNDED_RANGE,
@@ -67,12 +67,13 @@ from optmech.progress import progress
 from optmech.resources import Estimate, require
 from optmech.validation import InvalidArgumentError, check_choice, check_integer
 
-__all__ = ["MAX_CANDIDATES", "MECHANISMS", "RELATIONS", "Accountant", "AccountReport",
-           "OnCandidates", "Step", "build_selection", "dominance_of", "work_estimate"]
+__all__ = ["MAX_CANDIDATES", "MAX_GAUSSIAN_MU", "MECHANISMS", "RELATIONS", "Accountant",
+           "AccountReport", "OnCandidates", "Step", "build_selection", "dominance_of", "work_estimate"]
 
 #: The selection mechanisms a step may name (top-k and heterogeneous mechanisms come as
 #: objects, or by name through a ``build`` function: the CLI's builds every one).
-MECHANISMS = ("pf", "em", "rnm_laplace", "rnm_gumbel", "rnm_exponential", "rr", "uniform")
+MECHANISMS = ("pf", "em", "rnm_laplace", "rnm_gumbel", "rnm_exponential", "rnm_gaussian", "rr",
+              "uniform")
 RELATIONS = ("general", "monotonic")
 #: Grid nodes per ε of the smallest round, tried from the finest down until the estimated
 #: work is at most :data:`AUTO_SECONDS` (second-order accurate: halving the grid moves eps'
@@ -89,6 +90,10 @@ _TOPK_OUTCOMES = 100_000
 #: candidates use at most :data:`_FAMILY_CANDIDATES` of them.
 MAX_CANDIDATES = 10**6
 _FAMILY_CANDIDATES = 64
+#: The largest μ of one Gaussian round: its grid step, at least μ/2, stays below the
+#: ``log`` of the largest double (the spread onto the grid takes ``e^h``); one such round
+#: alone has ε′ above 5·10^5 at any δ ≤ 0.1.
+MAX_GAUSSIAN_MU = 1000.0
 _LOG_TAIL = math.log(1.0 / AZUMA_TAIL)
 # dp_accounting's PermuteAndFlipDpEvent: the mechanisms for which it uses the Laplace curves
 _PUBLISHED_LAPLACE = ("pf", "rnm_exponential", "peel-pf", "joint-pf")
@@ -96,11 +101,14 @@ _PUBLISHED_LAPLACE = ("pf", "rnm_exponential", "peel-pf", "joint-pf")
 
 def build_selection(name: str, epsilon: float, monotonic: bool = False, top: int = 1):
     """A selection mechanism of :data:`MECHANISMS` by name (sensitivity 1): the default
-    ``build`` of :meth:`Step.parse`."""
-    from optmech.selection.mechanisms import make_mechanism
+    ``build`` of :meth:`Step.parse`; for ``rnm_gaussian`` the number is its noise scale
+    σ, not an ε (:class:`~optmech.selection.mechanisms.GaussianNoisyMax` has none)."""
+    from optmech.selection.mechanisms import GAUSSIAN_NAME, make_mechanism
 
-    return make_mechanism(check_choice(name.replace("-", "_"), "mechanism", MECHANISMS),
-                          epsilon, 1.0, monotonic)
+    name = check_choice(name.replace("-", "_"), "mechanism", MECHANISMS)
+    if name == GAUSSIAN_NAME:
+        return make_mechanism(name, None, 1.0, monotonic, sigma=epsilon)
+    return make_mechanism(name, epsilon, 1.0, monotonic)
 
 
 class OnCandidates:
@@ -157,8 +165,8 @@ class Step:
     def parse(cls, text: str, build=build_selection, monotonic: bool = False,
               top: int = 1) -> "Step":
         """``"em:0.1:100"``: ``count`` (default 1) runs of ``build(name, eps, monotonic,
-        top)``."""
-        allowed = "MECHANISM:EPS[:COUNT], e.g. em:0.1:100"
+        top)``; ``"rnm_gaussian:4:50"``: the number is the noise scale σ."""
+        allowed = "MECHANISM:EPS[:COUNT], e.g. em:0.1:100 (rnm_gaussian:SIGMA[:COUNT])"
         parts = str(text).split(":")
         if len(parts) not in (2, 3):
             raise InvalidArgumentError("step", text, allowed)
@@ -168,7 +176,8 @@ class Step:
         except ValueError:
             raise InvalidArgumentError("step", text, allowed) from None
         if not (math.isfinite(epsilon) and 1e-9 <= epsilon <= 700):
-            raise InvalidArgumentError("step", text, "an EPS in [1e-9, 700]")
+            raise InvalidArgumentError("step", text, "an EPS (rnm_gaussian: SIGMA) in "
+                                                     "[1e-9, 700]")
         if not 1 <= count <= 10**7:
             raise InvalidArgumentError("step", text, "a COUNT in [1, 10^7]")
         try:
@@ -322,9 +331,10 @@ class _Group:
     round_variance: float
 
 
-def _plan(steps, resolution: int) -> list[_Group]:
+def _plan(steps, resolution: int, build: bool = True) -> list[_Group]:
     """The composition's groups, last in time first (:func:`_upper` and
-    :func:`work_estimate` both walk them)."""
+    :func:`work_estimate` both walk them; the estimate with ``build`` false: no spread pair
+    is built, so nothing is allocated before the budget check)."""
     rounds = _rounds(steps)
     base = _base_grid([d.epsilon for d, _ in rounds] or [1.0], resolution)
     plan, cache = [], {}
@@ -332,7 +342,7 @@ def _plan(steps, resolution: int) -> list[_Group]:
         d, count = rounds[i]
         h = _round_grid(base, d.epsilon, resolution, d.kind != BOUNDED_RANGE)
         fixed = None
-        if d.kind not in (BOUNDED_RANGE, FAMILY):
+        if build and d.kind not in (BOUNDED_RANGE, FAMILY):
             if (d.kind, d.epsilon, h) not in cache:
                 cache[(d.kind, d.epsilon, h)] = d.fixed_step(h)
             fixed = cache[(d.kind, d.epsilon, h)]
@@ -354,45 +364,56 @@ def _window(group: _Group, done: int, reach: float) -> float:
     return reach + math.sqrt(earlier * _LOG_TAIL / 2.0)
 
 
-# CPU seconds per node and piece of a bounded-range round, and per node and tap of a fixed
-# round (np.convolve), upper estimates on a loaded 2-core machine (measured: 11-14 ns and
-# under 1 ns on an idle core, 20-28 ns and 1-2 ns beside three busy processes); peak bytes
-# per node kept: 210 for a bounded-range round up to CHUNK nodes and 40 beyond, 44 for a
-# fixed round (tracemalloc: 152-192 and 36-42), plus 8 KiB.
-_SECONDS_PER_PIECE, _SECONDS_PER_TAP, _SECONDS_PER_ROUND = 40e-9, 4e-9, 4e-5
+# CPU seconds per node and piece of a bounded-range round, and per node, and per node and
+# tap, of a fixed round (np.convolve: a short kernel, randomised response's or Laplace's 35
+# taps, costs about 4 ns a tap, a Gaussian pair's hundreds about 0.3 ns), upper estimates
+# on a loaded 2-core machine (measured: 11-14 ns and under 1 ns on an idle core, 20-28 ns
+# and 1-2 ns beside three busy processes); peak bytes per node kept: 210 for a bounded-range round up to CHUNK nodes and 40 beyond, 44 for a
+# fixed round (tracemalloc: 152-192 and 36-42), plus 8 KiB; a fixed round's spread pair
+# while it is built: 64 bytes a tap (eight arrays of its span).
+_SECONDS_PER_PIECE, _SECONDS_PER_ROUND = 40e-9, 4e-5
+_SECONDS_PER_FIXED_NODE, _SECONDS_PER_TAP = 130e-9, 0.5e-9
+# and what does not grow with the nodes: a bounded-range round's Python work per piece
+# (about 60 us a round at 34 pieces), building a fixed round's spread pair (1.5 us a tap)
+_SECONDS_PER_PIECE_CALL, _SECONDS_PER_TAP_BUILT = 3e-6, 4e-6
 _BYTES_PER_NODE = (210.0, 40.0, 44.0)
+_BYTES_PER_TAP = 64.0
 
 
 def work_estimate(steps, resolution: int = RESOLUTIONS[0], reach: float = math.inf
                   ) -> Estimate:
     """CPU seconds and peak bytes of :func:`_upper`, before it runs (naming ``step``): the
     nodes each round keeps, from the plan the computation itself follows, times the pieces
-    of a bounded-range round or the taps of a fixed one (constants above)."""
+    of a bounded-range round (two a node of its span ε) or the taps of a fixed one (one a
+    node of its span, ``2 ε``, or both cuts of a Gaussian pair; constants above).  Nothing
+    is built: a span of 10^13 nodes is refused here, not allocated."""
     seconds, peak = 0.0, 0.0
     mean = variance = largest = 0.0
-    for group in _plan(steps, resolution):
+    for group in _plan(steps, resolution, build=False):
         h, d = group.step, group.dominance
+        m1, v1, l1 = _azuma([(d, 1)])
+        taps, overhead = 0.0, _SECONDS_PER_ROUND
         if d.kind == FAMILY:
-            m1, v1, l1 = _azuma([(d, 1)])
             work = d.family[0].size * _SECONDS_PER_PIECE
-        elif group.fixed is None:
-            m1, v1, l1 = bounded_range_kl(d.epsilon), d.epsilon ** 2, d.epsilon
-            work = len(pieces(d.epsilon, h)) * _SECONDS_PER_PIECE
+        elif d.kind == BOUNDED_RANGE:
+            work = (2.0 * d.epsilon / h + 4.0) * _SECONDS_PER_PIECE
+            overhead += (2.0 * d.epsilon / h + 4.0) * _SECONDS_PER_PIECE_CALL
         else:
-            f = group.fixed
-            m1, v1 = f.mean, f.azuma
-            l1 = (f.start + f.masses.size - 1) * h
-            work = f.masses.size * _SECONDS_PER_TAP
+            taps = 2.0 * (gaussian_cut(d.epsilon) if d.kind == GAUSSIAN else d.epsilon) / h
+            taps += 3.0
+            work = _SECONDS_PER_FIXED_NODE + taps * _SECONDS_PER_TAP
+            seconds += taps * _SECONDS_PER_TAP_BUILT
+        peak = max(peak, taps * _BYTES_PER_TAP)
         block = max(1, group.count // 64)      # the window grows with the rounds done
         for done in range(block - 1, group.count + block - 1, block):
             k = min(block, group.count - (done - block + 1))
             done = min(done, group.count - 1)
             mean, variance, largest = mean + k * m1, variance + k * v1, largest + k * l1
             nodes = kept_nodes(h, mean, variance, largest, _window(group, done, reach))
-            seconds += k * (nodes * work + _SECONDS_PER_ROUND)
+            seconds += k * (nodes * work + overhead)
             bytes_ = (_BYTES_PER_NODE[0] * min(nodes, CHUNK)
                       + _BYTES_PER_NODE[1] * max(nodes - CHUNK, 0)
-                      if group.fixed is None else _BYTES_PER_NODE[2] * nodes)
+                      if d.kind in (BOUNDED_RANGE, FAMILY) else _BYTES_PER_NODE[2] * nodes)
             peak = max(peak, bytes_)
     return Estimate(seconds, peak + 2**13, "step", len(steps))
 
@@ -700,10 +721,11 @@ def _pair_payload(pair: _Pair, step: Step) -> dict:
 def _step_payload(step: Step, relation: str) -> dict:
     d = dominance_of(step.mechanism)
     gaussian = d.kind == GAUSSIAN
-    return {"step": str(step), "mechanism": step.name,
-            "eps": None if gaussian else step.epsilon, "count": step.count,
-            "rounds": d.rounds, "round_eps": None if gaussian else d.epsilon,
-            **({"mu": d.epsilon, "rho": d.epsilon ** 2 / 2.0} if gaussian else {}),
+    # a Gaussian step has no ε (it is not pure DP): its μ and zCDP ρ instead
+    pure = ({"mu": d.epsilon, "rho": d.epsilon ** 2 / 2.0} if gaussian else
+            {"eps": step.epsilon, "round_eps": d.epsilon})
+    return {"step": str(step), "mechanism": step.name, "count": step.count,
+            "rounds": d.rounds, **pure,
             "dominating": d.kind, "theorem": d.statement,
             "papers": [{"title": p.title, "authors": p.authors, "arxiv": p.arxiv,
                         "where": p.where or None} for p in d.papers],
@@ -753,6 +775,13 @@ class Accountant:
                     raise InvalidArgumentError("n", None, f"the number of candidates of {s} "
                                                "(its guarantee grows with it)")
                 s = Step(OnCandidates(s.mechanism, self.n), s.count, s.label)
+                if s.mechanism.mu > MAX_GAUSSIAN_MU:
+                    sigma = getattr(s.mechanism, "sigma", math.nan)
+                    raise InvalidArgumentError(
+                        "step", str(s), f"a noise scale with mu(n) <= {MAX_GAUSSIAN_MU:g} "
+                        f"on {self.n} candidates (sigma >= "
+                        f"{sigma * s.mechanism.mu / MAX_GAUSSIAN_MU:.4g}; this one has mu = "
+                        f"{s.mechanism.mu:.4g})")
             if bool(getattr(s.mechanism, "monotonic", False)) != monotonic \
                     and dominance_of(s.mechanism).kind != IDENTITY:
                 raise InvalidArgumentError("step", str(s), f"a mechanism calibrated for the "

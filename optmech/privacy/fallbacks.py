@@ -139,7 +139,7 @@ def _rdp(rounds, delta, eps_prime) -> dict:
         log_delta = ((orders[None, :] - 1) * (total[None, :] - np.asarray(eps_prime)[:, None]
                                              + np.log1p(-1.0 / orders[None, :]))
                      - np.log(orders[None, :]))
-    curve = np.minimum(np.exp(np.min(log_delta, axis=1)), 1.0) if len(eps_prime) else []
+    curve = np.exp(np.minimum(np.min(log_delta, axis=1), 0.0)) if len(eps_prime) else []
     return {"eps": eps, "order": order, "delta": [float(v) for v in curve],
             "source": "Renyi curves summed on dp_accounting's orders: min(xi + a eps^2/8, "
                       "eps) per bounded-range round, the Laplace mechanism's per "

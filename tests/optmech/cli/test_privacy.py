@@ -171,6 +171,9 @@ def test_referee_table_and_markdown(capsys):
     (["account", "--step", "gem:1:2", "--relation", "monotonic"], "--relation"),
     (["account", "--step", "lattice:1:2", "--n", "3"], "--depth"),
     (["account", "--step", "em:1:2", "--repeat", "poisson:0"], "--repeat"),
+    (["account", "--step", "rnm_gaussian:4:2"], "--n"),
+    (["account", "--step", "rnm_gaussian:1e-3:2", "--n", "2"], "--step"),
+    (["account", "--step", "rr:700", "--step", "em:1e-9"], "--step"),
 ])
 def test_bad_input_is_one_line_naming_the_option(capsys, argv, option):
     code, out, err = run_cli_error(capsys, "privacy", *argv)
@@ -226,6 +229,26 @@ def test_account_of_repeat_and_select_steps(capsys):
     assert doc["lower"]["eps"] <= doc["upper"]["eps"] <= doc["fallbacks"]["rdp"]["eps"]
     # the published 3 eps per run (Liu-Talwar) is what the naive fallback sums
     assert doc["fallbacks"]["naive"]["eps"] == pytest.approx(20 * 0.3, rel=1e-12)
+
+
+def test_account_of_gaussian_steps(capsys):
+    """rnm_gaussian:SIGMA:COUNT on --n candidates: its mu(n) = sqrt(c(n))/sigma (c(5) =
+    5 - 1/5), above the exact sqrt(count) mu-GDP curve and within 1 % of it, zCDP's rho
+    the closed form, and no pure-DP fallback."""
+    from optmech.schemas import validate
+    from tests.optmech.privacy.test_accountant import _gdp_epsilon
+
+    doc = _json(capsys, "privacy", "account", "--step", "rnm_gaussian:6:40", "--n", "5",
+                "--delta", "1e-6")
+    validate(doc)
+    mu = math.sqrt(5 - 1 / 5) / 6
+    step = doc["steps"][0]
+    assert step["dominating"] == "gaussian" and "eps" not in step
+    assert step["mu"] == pytest.approx(mu, rel=1e-15)
+    exact = _gdp_epsilon(mu * math.sqrt(40), 1e-6)
+    assert exact <= doc["upper"]["eps"] <= 1.01 * exact
+    assert doc["fallbacks"]["zcdp"]["rho"] == pytest.approx(40 * mu * mu / 2, rel=1e-14)
+    assert set(doc["fallbacks"]) == {"zcdp", "rdp"}
 
 
 def test_account_table_and_plot(capsys, tmp_path):

@@ -5,6 +5,7 @@ row of the guide's table at reduced counts, random heterogeneous sequences of se
 top-k mechanisms, both relations), its convergence as the grid refines, its memory estimate
 against tracemalloc, and the refusals."""
 
+import math
 import tracemalloc
 from pathlib import Path
 
@@ -258,28 +259,17 @@ def test_repeat_and_select_steps_bracket(spec):
     assert dominance_of(mechanism).epsilon == pytest.approx(mechanism.proven_epsilon())
 
 
-class _TwoCandidateGaussianNoisyMax:
-    """Report-noisy-max with Gaussian noise sigma on two candidates, written out here:
-    Pr[first] = Phi((q_0 - q_1) / (sqrt(2) sigma)); a post-processing of the Gaussian
-    mechanism on the score vector (l2 sensitivity sqrt(2)), so sqrt(2)/sigma-GDP."""
+def _gaussian(sigma):
+    """Report-noisy-max with Gaussian noise sigma, checked on two candidates against its
+    closed form Pr[first] = Phi((q_0 - q_1) / (sqrt(2) sigma)) before use."""
+    from scipy.special import log_ndtr
 
-    name = "gaussian-2"
-    monotonic = False
-    epsilon = None
-
-    def __init__(self, sigma):
-        from types import SimpleNamespace
-
-        self.sigma = sigma
-        # the guarantee grows with the candidates; here mu(2) only
-        self.privacy = SimpleNamespace(mu=lambda n: np.sqrt(2.0) / sigma if n == 2 else None)
-
-    def logpmf(self, scores):
-        from scipy.special import log_ndtr
-
-        q = np.atleast_2d(np.asarray(scores, dtype=float))
-        z = (q[:, 0] - q[:, 1]) / (np.sqrt(2.0) * self.sigma)
-        return np.stack([log_ndtr(z), log_ndtr(-z)], axis=1)
+    mechanism = make_mechanism("rnm_gaussian", None, sigma=sigma)
+    q = np.array([[0.0, -0.3], [1.5, -2.0], [-1.0, 3.0]])
+    z = (q[:, 0] - q[:, 1]) / (np.sqrt(2.0) * sigma)
+    expected = np.stack([log_ndtr(z), log_ndtr(-z)], axis=1)
+    assert np.allclose([mechanism.logpmf(r) for r in q], expected, rtol=1e-13, atol=0)
+    return mechanism
 
 
 def _gdp_epsilon(mu, delta):
@@ -304,7 +294,7 @@ def test_gaussian_steps_against_exact_gdp(sigma, count):
     report validates against its schema."""
     from optmech.schemas import validate
 
-    mechanism = _TwoCandidateGaussianNoisyMax(sigma)
+    mechanism = _gaussian(sigma)
     mu = np.sqrt(2.0) / sigma
     report = Accountant([(mechanism, count)], n=2).report(1e-6)
     payload = report.payload
@@ -317,7 +307,7 @@ def test_gaussian_steps_against_exact_gdp(sigma, count):
     assert payload["fallbacks"]["zcdp"]["eps"] == pytest.approx(
         rho + 2 * np.sqrt(rho * np.log(1e6)), rel=1e-14)
     step = payload["steps"][0]
-    assert (step["dominating"], step["eps"]) == ("gaussian", None)
+    assert step["dominating"] == "gaussian" and "eps" not in step
     assert step["mu"] == pytest.approx(mu)
     validate({"optmech_version": "0", "schema": "optmech.privacy.account/1", **payload})
 
@@ -326,7 +316,7 @@ def test_gaussian_and_pure_steps_compose():
     """A Gaussian step among pure-DP ones: the bracket holds, the certified eps' is above
     what the pure part alone attains (a part of a composition is a post-processing of
     it), and at most the Rényi fallback."""
-    gaussian = _TwoCandidateGaussianNoisyMax(3.0)
+    gaussian = _gaussian(3.0)
     accountant = Accountant(["em:0.1:40", (gaussian, 20), "pf:0.5:4"], n=2)
     report = accountant.report(1e-6)
     _bracket_holds(report)
@@ -336,11 +326,42 @@ def test_gaussian_and_pure_steps_compose():
 
 
 def test_a_gaussian_step_needs_its_number_of_candidates():
-    gaussian = _TwoCandidateGaussianNoisyMax(3.0)
+    gaussian = _gaussian(3.0)
     with pytest.raises(InvalidArgumentError, match="number of candidates"):
         Accountant(["em:0.1:40", (gaussian, 20)])
     with pytest.raises(InvalidArgumentError, match="number of candidates"):
         dominance_of(gaussian)
+
+
+def test_gaussian_steps_by_name_are_the_mechanism_bound_to_n():
+    """"rnm_gaussian:SIGMA:COUNT" builds report-noisy-max with Gaussian noise SIGMA: the
+    same certified curve as the mechanism given as an object, on the same n."""
+    by_name = Accountant(["rnm_gaussian:3:20", "em:0.1:10"], n=4).upper(1e-6)
+    by_object = Accountant([(_gaussian(3.0), 20), "em:0.1:10"], n=4).upper(1e-6)
+    assert by_name.epsilon(1e-6) == by_object.epsilon(1e-6)
+    d = dominance_of(Accountant(["rnm_gaussian:3:20"], n=4).steps[0].mechanism)
+    assert d.epsilon == pytest.approx(2.0 / 3.0, rel=1e-15)      # sqrt(c(4)) / sigma
+
+
+def test_a_gaussian_round_beyond_the_largest_mu_is_refused():
+    from optmech.privacy.accountant import MAX_GAUSSIAN_MU
+
+    sigma = math.sqrt(2.0) / MAX_GAUSSIAN_MU
+    Accountant([f"rnm_gaussian:{sigma * 1.001!r}:1"], n=2)          # mu just inside
+    with pytest.raises(InvalidArgumentError, match="mu"):
+        Accountant([f"rnm_gaussian:{sigma * 0.999!r}:1"], n=2)
+
+
+def test_the_estimate_builds_nothing():
+    """A plan on a grid of 10^9 nodes (a round at eps 700 beside one at 1e-9) is
+    estimated, not allocated: a few MiB traced, tens of gigabytes estimated."""
+    tracemalloc.start()
+    try:
+        estimate = Accountant(["rr:700", "em:1e-9"]).estimate(1e-6)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert estimate.nbytes > 1e10 and peak < 2**24
 
 
 def test_a_mechanism_with_delta_and_no_gaussian_pair_is_refused():

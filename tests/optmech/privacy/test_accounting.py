@@ -116,11 +116,11 @@ def test_a_gaussian_step_exports_as_dp_accountings_own_gaussian_pld():
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).parent))
-    from test_accountant import _gdp_epsilon, _TwoCandidateGaussianNoisyMax
+    from test_accountant import _gaussian, _gdp_epsilon
 
     from optmech.privacy.accountant import Accountant
 
-    gaussian = _TwoCandidateGaussianNoisyMax(4.0)
+    gaussian = _gaussian(4.0)
     mu = math.sqrt(2.0) / 4.0
     exported = Accountant([(gaussian, 50)], n=2).to_dp_accounting()
     exact = _gdp_epsilon(mu * math.sqrt(50), 1e-6)

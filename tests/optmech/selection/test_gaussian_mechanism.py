@@ -65,11 +65,16 @@ def test_guarantee_states_zcdp_and_no_pure_dp():
     assert "zCDP" in str(guarantee)
 
 
-def test_accountant_refuses_a_mechanism_without_pure_dp():
-    from optmech.privacy.accountant import dominance_of
+def test_accountant_takes_it_only_bound_to_its_number_of_candidates():
+    """No pure-DP reading: unbound, the accountant refuses it naming n; bound to n, its
+    dominating pair is the mu(n)-GDP pair."""
+    from optmech.privacy.accountant import OnCandidates, dominance_of
 
-    with pytest.raises(InvalidArgumentError, match="pure-DP"):
+    with pytest.raises(InvalidArgumentError, match="number of candidates"):
         dominance_of(GaussianNoisyMax(1.0))
+    bound = dominance_of(OnCandidates(GaussianNoisyMax(2.0, 3.0), 5))
+    assert (bound.kind, bound.rounds) == ("gaussian", 1)
+    assert bound.epsilon == pytest.approx(3.0 * np.sqrt(5 - 1 / 5) / 2.0, rel=1e-15)
 
 
 @pytest.mark.parametrize("n", range(2, 9))
