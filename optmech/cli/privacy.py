@@ -405,6 +405,12 @@ def _builder(args, lattice_as=None):
         if getattr(args, "repeat", None) is None:
             return mechanism
         from optmech.privacy.repeat import RepeatAndSelect
+        from optmech.validation import InvalidArgumentError
+
+        if callable(getattr(getattr(mechanism, "privacy", None), "mu", None)):
+            raise InvalidArgumentError("--repeat", str(args.repeat), "used with pure-DP "
+                                       f"steps only (the repeated {name} has no proven "
+                                       "dominating pair)")
 
         return RepeatAndSelect(mechanism, args.repeat)
     return build
@@ -476,7 +482,10 @@ def run_account(args: argparse.Namespace) -> int:
         bounds = [(f"fallback: {name}", value["delta"]["eps_prime"], value["delta"]["delta"])
                   for name, value in payload["fallbacks"].items() if name != "naive"]
         steps = " ".join(s["step"] for s in payload["steps"])
-        save_figure(plot_delta_curves(curves, bounds, f"composed: {steps}"), args.plot)
+        key = ("solid: the certified upper curve and the one explicit pairs attain; dashed: "
+               "the fallbacks' published bounds")
+        save_figure(plot_delta_curves(curves, bounds, f"composed: {steps}", key=key),
+                    args.plot)
     emit(args, payload, _render_account)
     return 0
 

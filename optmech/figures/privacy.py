@@ -20,13 +20,17 @@ import numpy as np
 
 from optmech.figures import new_figure, save_figure
 
-__all__ = ["plot_delta_curves", "save_figure"]
+__all__ = ["PAIRS_KEY", "plot_delta_curves", "save_figure"]
 
 _SHADES = ("0.3", "0.55", "0.75")        # the shared bounds' greys
 
 
+#: The legend's key of a figure of pairs' curves against proven bounds.
+PAIRS_KEY = "solid: one pair's curve, a lower bound on its mechanism's; dashed: proven bounds"
+
+
 def plot_delta_curves(curves, bounds=(), title: str = "privacy curves", *,
-                      chosen_at: float | None = None):
+                      chosen_at: float | None = None, key: str = PAIRS_KEY):
     """A figure of ``delta(eps')``.
 
     ``curves``: ``(label, eps_prime, delta)`` triples, one pair's curve each (solid), or
@@ -38,7 +42,7 @@ def plot_delta_curves(curves, bounds=(), title: str = "privacy curves", *,
     labels' first part (before ``:``).  ``bounds``: more ``(label, eps_prime, delta)``
     bounds (dashed, grey).  ``chosen_at``: the ``eps'`` at which the pairs were chosen (a
     dotted vertical line, and a dot on each curve there).  Zero values are left out of the
-    log axis."""
+    log axis.  ``key``: what the line styles mean, above the legend."""
     fig, axes = new_figure(width=6.6, height=5.6)
     ax = axes[0, 0]
     owners: dict[tuple, list[str]] = {}
@@ -74,8 +78,7 @@ def plot_delta_curves(curves, bounds=(), title: str = "privacy curves", *,
     ax.set_title(title, fontsize="medium")
     # below the axes: inside, it hid the steep ends of the curves
     ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1,
-              title="solid: one pair's curve, a lower bound on its mechanism's; dashed: "
-                    "proven bounds", title_fontsize="x-small")
+              title=key, title_fontsize="x-small")
     return fig
 
 

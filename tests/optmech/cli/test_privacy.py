@@ -174,6 +174,8 @@ def test_referee_table_and_markdown(capsys):
     (["account", "--step", "rnm_gaussian:4:2"], "--n"),
     (["account", "--step", "rnm_gaussian:1e-3:2", "--n", "2"], "--step"),
     (["account", "--step", "rr:700", "--step", "em:1e-9"], "--step"),
+    (["account", "--step", "rnm_gaussian:4:2", "--n", "2", "--repeat", "poisson:2"],
+     "--repeat"),
 ])
 def test_bad_input_is_one_line_naming_the_option(capsys, argv, option):
     code, out, err = run_cli_error(capsys, "privacy", *argv)

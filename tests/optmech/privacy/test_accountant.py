@@ -343,6 +343,19 @@ def test_gaussian_steps_by_name_are_the_mechanism_bound_to_n():
     assert d.epsilon == pytest.approx(2.0 / 3.0, rel=1e-15)      # sqrt(c(4)) / sigma
 
 
+@pytest.mark.parametrize("n, lower, upper", [(2, 11.14, 14.46), (5, 14.96, 25.27),
+                                              (20, 21.93, 68.08)])
+def test_gaussian_bracket_as_the_accounting_guide_states(n, lower, upper):
+    """The guide's bracket for 50 runs at sigma = 4: the certified ε′ above the exact
+    sqrt(50) mu(n)-GDP curve (40 digits) and within 0.5 % of it, the pairs' as stated."""
+    report = Accountant(["rnm_gaussian:4:50"], n=n).report(1e-6)
+    mu = math.sqrt(n - (n % 2) / n) / 4.0
+    exact = _gdp_epsilon(mu * math.sqrt(50), 1e-6)
+    assert exact <= report.epsilon <= 1.005 * exact
+    assert round(report.epsilon, 2) == upper and round(report.lower_epsilon, 2) == lower
+    _bracket_holds(report)
+
+
 def test_a_gaussian_round_beyond_the_largest_mu_is_refused():
     from optmech.privacy.accountant import MAX_GAUSSIAN_MU
 
