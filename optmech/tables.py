@@ -11,19 +11,23 @@ in one place:
   folded into spaces, so no cell text can shift the columns;
 * :func:`text_table` is the aligned plain-text table of the command line (``tabulate``'s
   "simple" style): numbers to the right, text to the left; beyond :data:`TABLE_ROWS` rows it
-  shows the first and last :data:`TABLE_ENDS` around a row of dots.
+  shows the first and last :data:`TABLE_ENDS` around a row of dots;
+* :func:`bracket_text` prints a certified bracket rounded outward, so that the printed ends
+  are still bounds.
 """
 
 from __future__ import annotations
 
+import math
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any, Sequence
 
 import numpy as np
 
 from optmech.unbounded import Unbounded
 
-__all__ = ["TABLE_ENDS", "TABLE_ROWS", "cell_text", "markdown_cell", "markdown_table",
-           "text_table"]
+__all__ = ["TABLE_ENDS", "TABLE_ROWS", "bracket_text", "cell_text", "markdown_cell",
+           "markdown_table", "text_table"]
 
 # A text table longer than this shows its first and last rows only (``--json`` has them all).
 TABLE_ROWS = 1000
@@ -42,6 +46,29 @@ def cell_text(value: Any, digits: int = 6) -> str:
     if isinstance(value, float):
         return f"{value:.{digits}g}"
     return str(value)
+
+
+def bracket_text(lower: float, upper: float, digits: int = 8) -> tuple[str, str]:
+    """The ends of a certified bracket ``[lower, upper]`` with ``digits`` significant digits,
+    ``lower`` rounded down and ``upper`` up (from their exact binary values), so the text
+    still brackets what the numbers do; rounding to nearest printed a lower bound above
+    itself."""
+    return _rounded(lower, digits, ROUND_FLOOR), _rounded(upper, digits, ROUND_CEILING)
+
+
+def _rounded(value: float, digits: int, rounding: str) -> str:
+    value = float(value)
+    if value == 0 or not math.isfinite(value):
+        return f"{value:.{digits}g}"
+    exact = Decimal(value)
+    quantum = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    # printed from the decimal itself (its nearest double may be on the wrong side of the
+    # value: subnormals keep a few digits), trailing zeros dropped as 'g' drops them
+    mantissa, _, exponent = f"{exact.quantize(quantum, rounding=rounding):.{digits}g}" \
+        .partition("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return mantissa + ("e" + exponent if exponent else "")
 
 
 def markdown_cell(value: Any, digits: int = 6) -> str:

@@ -3,7 +3,7 @@ The noise choice: expected error against zCDP ρ, one line per noise
 ====================================================================
 
 Which noise should report-noisy-max add under zero-concentrated DP?  Each mechanism is
-calibrated to the same *proven* ρ (:func:`optmech.selection.compare.epsilon_for_rho`: the
+calibrated to the same *proven* ρ (:func:`optmech.privacy.noise_choice.epsilon_for_rho`: the
 exponential mechanism, which is report-noisy-max with Gumbel noise, at ε = sqrt(8ρ);
 permute-and-flip, which is exponential noise, and Laplace noise at the ε where the Laplace
 pair's certified ρ is ρ; Gaussian noise at σ = Δ sqrt(c(n)/(2ρ)),
@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from optmech.selection import GaussianNoisyMax, make_mechanism
-from optmech.selection.compare import epsilon_for_rho
+from optmech.privacy.noise_choice import epsilon_for_rho
 
 scores = np.array([0.0] + [-4.0] * 9)
 rhos = np.geomspace(1e-3, 3.0, 13)

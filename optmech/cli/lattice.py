@@ -31,7 +31,7 @@ from optmech.cli._common import (
     sweep_options,
 )
 from optmech.resources import Estimate
-from optmech.tables import text_table
+from optmech.tables import bracket_text, text_table
 
 WEIGHTINGS = ("lattice", "cube")
 CONSTRAINTS = ("regular", "paper")
@@ -370,16 +370,17 @@ def run_bound(args: argparse.Namespace) -> int:
     }
 
     def render(p):
+        lower, upper = bracket_text(p["lower"], p["upper"], 10)
         rows = [("n, k, epsilon", f"{p['n']}, {p['k']}, {p['epsilon']:g}"),
                 ("weighting / constraints", f"{p['weighting']} / {p['constraint_set']}"),
                 ("variables / constraints", f"{p['variables']} / {p['constraints']}"),
-                ("lower bound (units of Δ)", p["lower"]),
-                ("upper bound (units of Δ)", p["upper"]),
+                ("lower bound (units of Δ)", lower),
+                ("upper bound (units of Δ)", upper),
                 ("relative width / tol", f"{p['relative_width']:.2e} / {p['tol']:g}"),
                 ("status", p["status"]),
                 ("PDHG iterations / seconds", f"{p['iterations']} / {p['seconds']:.1f}"),
                 ("upper point's max violation", f"{p['max_violation']:.1e}")]
-        rows += [(f"optimality ratio {name}", f"[{lo:.8g}, {hi:.8g}]")
+        rows += [(f"optimality ratio {name}", "[{}, {}]".format(*bracket_text(lo, hi)))
                  for name, (lo, hi) in p["ratios"].items()]
         return text_table(["quantity", "value"], rows)
 
@@ -408,7 +409,7 @@ def run_ratio(args: argparse.Namespace) -> int:
             return {"lower": c.lower, "upper": c.upper, "status": list(c.status)}
 
         def row(c, i):      # a bracket per mechanism: ratios[name] has rows [lo, hi]
-            return (c.status[i], *(f"[{c.ratios[name][i, 0]:.8g}, {c.ratios[name][i, 1]:.8g}]"
+            return (c.status[i], *("[{}, {}]".format(*bracket_text(*c.ratios[name][i]))
                                    for name in args.mechanisms))
     else:
         curves = ratio_sweep(args.n, args.k, args.eps, mechanisms=args.mechanisms,

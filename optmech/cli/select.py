@@ -3,7 +3,7 @@
 ``--eps``); ``optmech select em-pf-search``: the largest ``E[err EM] / E[err PF]`` found over
 score vectors (:mod:`optmech.selection.em_pf_search`); ``optmech select compare``: every
 noise of report-noisy-max (and EM, PF) at one proven ρ or one ε, exact expected errors side
-by side (:mod:`optmech.selection.compare`)."""
+by side (:mod:`optmech.privacy.noise_choice`)."""
 
 from __future__ import annotations
 
@@ -238,7 +238,8 @@ def run_search(args: argparse.Namespace) -> int:
 
 
 def _compare_arguments(args: argparse.Namespace) -> dict:
-    """The keyword arguments of :func:`optmech.selection.compare.compare`, checked."""
+    """The options of ``select compare``, checked: the datasets (every one by default) and
+    ``found_n`` of :func:`optmech.privacy.noise_choice.compare`."""
     from optmech.data.datasets import DATASETS
     from optmech.validation import InvalidArgumentError
 
@@ -250,8 +251,16 @@ def _compare_arguments(args: argparse.Namespace) -> dict:
     datasets = list(DATASETS) if args.datasets is None else args.datasets
     if not datasets and not args.gaps:
         raise InvalidArgumentError("--datasets, --gaps", "none", "at least one setting")
-    return {"datasets": datasets, "tasks": args.tasks, "gaps": args.gaps, "n": args.n,
-            "found_n": args.found_n}
+    return {"datasets": datasets, "found_n": args.found_n}
+
+
+def _compare_settings(args: argparse.Namespace, datasets) -> list:
+    """The settings of ``select compare``: the histograms under ``--tasks``, then the gaps
+    on ``--n`` candidates."""
+    from optmech.data.tasks import histogram_settings
+    from optmech.selection.settings import gap_settings
+
+    return histogram_settings(datasets, args.tasks) + gap_settings(args.gaps, args.n)
 
 
 def estimate_compare(args: argparse.Namespace) -> Estimate:
@@ -259,7 +268,7 @@ def estimate_compare(args: argparse.Namespace) -> Estimate:
     the worst-pair searches (their own estimate)."""
     from optmech.data.datasets import load_histogram
     from optmech.privacy.worst import search_estimate
-    from optmech.selection.compare import COMPARED, compare_estimate, epsilon_for_rho
+    from optmech.privacy.noise_choice import COMPARED, compare_estimate, epsilon_for_rho
     from optmech.selection.mechanisms import GaussianNoisyMax
 
     options = _compare_arguments(args)
@@ -280,9 +289,11 @@ def estimate_compare(args: argparse.Namespace) -> Estimate:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from optmech.selection.compare import compare
+    from optmech.privacy.noise_choice import compare
 
-    result = compare(args.rho, args.eps, **_compare_arguments(args))
+    options = _compare_arguments(args)
+    result = compare(args.rho, args.eps, settings=_compare_settings(args, options["datasets"]),
+                     found_n=options["found_n"])
     payload = {"direction": result.direction, "target": result.target,
                "mechanisms": {m: {"noise": _noise(m), "eps": result.epsilon.get(m),
                                   "proven_rho": result.rho.get(m),
@@ -323,6 +334,6 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def _noise(name: str) -> str:
-    from optmech.selection.compare import NOISE_OF
+    from optmech.privacy.noise_choice import NOISE_OF
 
     return NOISE_OF[name]

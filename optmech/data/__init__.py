@@ -8,7 +8,8 @@ Differentially Private Algorithms using DPBench*, SIGMOD 2016), shipped in ``dpb
 
 * :mod:`~.datasets`: the shipped histograms and any ``.npy`` / ``.csv`` histogram;
 * :mod:`~.csv_counts`: the CSV shapes a histogram file may have;
-* :mod:`~.tasks`: mode and median scores and the exact expected error of each mechanism.
+* :mod:`~.tasks`: mode and median scores and the exact expected error of each mechanism; the
+  histograms as settings for the noise comparison (:mod:`optmech.privacy.noise_choice`).
 """
 
 from optmech._lazy import lazy_exports as _lazy_exports
@@ -20,6 +21,6 @@ __all__, __getattr__, __dir__ = _lazy_exports(__name__, {
     "optmech.data.csv_counts": ("read_csv_counts",),
     "optmech.data.tasks": (
         "TASKS", "Task", "budget_ratio", "epsilon_for_error", "error_curves", "error_ratio",
-        "expected_errors", "get_task", "median_scores", "mode_scores",
+        "expected_errors", "get_task", "histogram_settings", "median_scores", "mode_scores",
     ),
 })

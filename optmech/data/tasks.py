@@ -47,7 +47,7 @@ from typing import Callable
 
 import numpy as np
 
-from optmech.data.datasets import check_histogram
+from optmech.data.datasets import DATASETS, check_histogram, load_histogram
 from optmech.progress import progress
 from optmech.validation import (
     InvalidArgumentError,
@@ -67,6 +67,7 @@ __all__ = [
     "error_ratio",
     "expected_errors",
     "get_task",
+    "histogram_settings",
     "median_scores",
     "median_scores_brute_force",
     "mode_scores",
@@ -181,6 +182,24 @@ def get_task(name: str, monotonic: bool = False) -> Task:
         raise InvalidArgumentError("monotonic", True,
                                    f"False for task {name!r}: its scores are not monotonic")
     return task
+
+
+def histogram_settings(datasets, tasks=("mode", "median")) -> list:
+    """The DPBench histograms ``datasets`` (names of :data:`~optmech.data.datasets.DATASETS`)
+    under ``tasks``, as :class:`~optmech.selection.settings.Setting` objects (for
+    :func:`optmech.privacy.noise_choice.compare`): a monotonic task's neighbours move one
+    count (relation ``"histogram"``), the others' every score either way."""
+    from optmech.selection.settings import Setting
+
+    out = []
+    for dataset in datasets:
+        check_choice(dataset, "dataset", DATASETS)
+        counts = load_histogram(dataset)
+        for name in tasks:
+            task = get_task(name)
+            out.append(Setting(f"{dataset} {name}", task.scores(counts), task.sensitivity,
+                               "histogram" if task.monotonic else "general"))
+    return out
 
 
 def expected_errors(scores, epsilon: float, *, sensitivity: float = 1.0,

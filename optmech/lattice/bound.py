@@ -82,6 +82,7 @@ from optmech.lattice.ratios import (
     sweep_cells,
 )
 from optmech.progress import progress
+from optmech.tables import bracket_text
 from optmech.validation import InvalidArgumentError, check_positive
 
 __all__ = ["DEFAULT_TIME_LIMIT", "DEFAULT_TOL", "FINISH_WIDTH", "MIN_TOL", "LatticeBracket",
@@ -329,7 +330,8 @@ def _passed(deadline: float | None) -> bool:
 def _bracket_text(lower: float, upper: float) -> str:
     """The current bracket as progress reports show it."""
     width = (upper - lower) / lower if lower > 0 else math.inf
-    return f"lower {lower:.8g}, upper {upper:.8g}, width {width:.2e}"
+    low, high = bracket_text(lower, upper)
+    return f"lower {low}, upper {high}, width {width:.2e}"
 
 
 def _check_certified(classes, regular, lower, upper, violation) -> None:

@@ -47,6 +47,8 @@ module                             what it implements
 :mod:`~.repeat`                    repeat-and-select: the exact law of the best of ``K`` runs
 :mod:`~.repeat_bounds`             what is proven about it: the published bounds, a sharp one
 :mod:`~.repeat_search`             the worst ε-DP base pair for it (a lower bound)
+:mod:`~.noise_choice`              the noise choice measured: every selection mechanism at
+                                   one proven ρ (or ε), exact expected errors side by side
 :mod:`~.high_precision`            the second computation: pmfs and divergences at 50 digits
 :mod:`~.claims`                    the registry of claims and the referee's verdicts
 :mod:`~.repeat_claims`             the referee's claims about repeat-and-select

@@ -68,7 +68,8 @@ from optmech.resources import Estimate, require
 from optmech.validation import InvalidArgumentError, check_choice, check_integer
 
 __all__ = ["MAX_CANDIDATES", "MAX_GAUSSIAN_MU", "MECHANISMS", "RELATIONS", "Accountant",
-           "AccountReport", "OnCandidates", "Step", "build_selection", "dominance_of", "work_estimate"]
+           "AccountReport", "OnCandidates", "Step", "build_selection", "dominance_of",
+           "work_estimate"]
 
 #: The selection mechanisms a step may name (top-k and heterogeneous mechanisms come as
 #: objects, or by name through a ``build`` function: the CLI's builds every one).
@@ -368,9 +369,10 @@ def _window(group: _Group, done: int, reach: float) -> float:
 # tap, of a fixed round (np.convolve: a short kernel, randomised response's or Laplace's 35
 # taps, costs about 4 ns a tap, a Gaussian pair's hundreds about 0.3 ns), upper estimates
 # on a loaded 2-core machine (measured: 11-14 ns and under 1 ns on an idle core, 20-28 ns
-# and 1-2 ns beside three busy processes); peak bytes per node kept: 210 for a bounded-range round up to CHUNK nodes and 40 beyond, 44 for a
-# fixed round (tracemalloc: 152-192 and 36-42), plus 8 KiB; a fixed round's spread pair
-# while it is built: 64 bytes a tap (eight arrays of its span).
+# and 1-2 ns beside three busy processes); peak bytes per node kept: 210 for a
+# bounded-range round up to CHUNK nodes and 40 beyond, 44 for a fixed round (tracemalloc:
+# 152-192 and 36-42), plus 8 KiB; a fixed round's spread pair while it is built: 64 bytes
+# a tap (eight arrays of its span).
 _SECONDS_PER_PIECE, _SECONDS_PER_ROUND = 40e-9, 4e-5
 _SECONDS_PER_FIXED_NODE, _SECONDS_PER_TAP = 130e-9, 0.5e-9
 # and what does not grow with the nodes: a bounded-range round's Python work per piece

@@ -59,7 +59,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-
 from scipy import special
 
 from optmech.privacy.accountants import laplace_delta, laplace_rdp

@@ -12,14 +12,14 @@ other outputs alone; the worst event is S = {C_{σ_i}}.  Hence the tight paramet
     δ(ε) = max_{0<|i-j|<=l} max(q_i - e^ε q_j, 0),
     ε(δ) = max(0, max_{0<|i-j|<=l, q_i > δ} ln((q_i - δ) / q_j))   (inf if such a q_j = 0).
 
-Both are evaluated over all O(l n) pairs, in floating point, with no assumption on the
-shape of q, a block of ranks at a time: the p-mix of M* is computed block by block
-(:class:`~optmech.secretary.classical.RankBlocks`), so :func:`pmix_epsilon` and friends
-need memory independent of n (``secretary profile --n 1e8`` peaked at 8 GiB with the whole
-distribution and its pairs in memory); the work, ``O(n l)``, is estimated and refused
-beyond the budget (:func:`scan_estimate`).  For the p-mix of M* with the blind choice the
-paper shows the worst pair is (1, l+1) when n >= 7 (Lemma 2) and gives closed forms and their n -> infinity limits
-(Theorem 4.2, Corollaries 2-3); :func:`pmix_epsilon`, :func:`pmix_delta` and
+Both are evaluated over all O(l n) pairs, in floating point, with no assumption on the shape
+of q, a block of ranks at a time: the p-mix of M* is computed block by block
+(:class:`~optmech.secretary.classical.RankBlocks`), so :func:`pmix_epsilon` and friends need
+memory independent of n (``secretary profile --n 1e8`` peaked at 8 GiB with the whole
+distribution and its pairs in memory); the work, ``O(n l)``, is estimated and refused beyond
+the budget (:func:`scan_estimate`).  For the p-mix of M* with the blind choice the paper
+shows the worst pair is (1, l+1) when n >= 7 (Lemma 2) and gives closed forms and their n ->
+infinity limits (Theorem 4.2, Corollaries 2-3); :func:`pmix_epsilon`, :func:`pmix_delta` and
 :func:`pmix_largest_p` return the value over all pairs, the closed form, and the limit.
 """
 

@@ -19,8 +19,10 @@ module                             what it implements
                                    path shared by its Laplace and Gaussian families
                                    (:mod:`~.laplace_noisy_max`, :mod:`~.gaussian_noisy_max`)
 :mod:`~.gaussian_reference`        the Gaussian family's pmf at 50 digits (mpmath)
-:mod:`~.compare`                   the noise choice measured: every mechanism calibrated to
-                                   one proven ρ (or ε), exact expected errors side by side
+:mod:`~.settings`                  a score vector with its sensitivity and neighbouring
+                                   relation, and the synthetic worst-case gaps (the noise
+                                   choice, :mod:`optmech.privacy.noise_choice`, compares
+                                   every mechanism on them)
 :mod:`~.samplers`                  fast exact samplers for PF and EM
 :mod:`~.worst_case`                worst-case expected error of EM and PF (Proposition 4,
                                    equations (7)-(8))

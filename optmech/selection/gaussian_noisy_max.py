@@ -94,7 +94,8 @@ from optmech.selection.iid_noisy_max import (
 from optmech.selection.noisy_max import TAIL
 
 __all__ = ["CURVATURE_WIDTH", "FAR", "FLOOR", "GAUSSIAN", "LOG_DROP", "NODES", "PANEL",
-           "RATE_WIDTH", "REACH", "ROUNDED_AWAY", "GaussianFamily", "gaussian_hazard", "gaussian_log_cdf",
+           "RATE_WIDTH", "REACH", "ROUNDED_AWAY", "GaussianFamily", "gaussian_hazard",
+           "gaussian_log_cdf",
            "gaussian_log_hazard", "gaussian_noisy_max_logpmf", "gaussian_noisy_max_pmf"]
 
 FLOOR = 1e-250

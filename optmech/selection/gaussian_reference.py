@@ -5,11 +5,12 @@ For standardised scores ``y_r = q_r / sigma``,
 
     Pr[r] = integral phi(x - y_r) prod_{s != r} Phi(x - y_s) dx
 
-is integrated by mpmath's tanh-sinh ``quad`` on the whole real line, split at the integrand's
-mode ``m`` and at ``m + k s`` for ``k`` in ``±4, ±12, ±40`` (``s = 1 / sqrt(-psi''(m))``, ``psi`` the log of the integrand: the integrand is log-concave, so these
-pieces hold all of its mass and each is smooth); ``phi`` and ``Phi`` are mpmath's ``npdf`` and
-``ncdf``, whose exponent range is unbounded, so a probability of ``1e-9775`` is computed like
-one of 0.2.  The mode and ``s`` only place the split points: they are found in double
+is integrated by mpmath's tanh-sinh ``quad`` on the whole real line, split at the
+integrand's mode ``m`` and at ``m + k s`` for ``k`` in ``±4, ±12, ±40`` (``s = 1 /
+sqrt(-psi''(m))``, ``psi`` the log of the integrand: the integrand is log-concave, so these
+pieces hold all of its mass and each is smooth); ``phi`` and ``Phi`` are mpmath's ``npdf``
+and ``ncdf``, whose exponent range is unbounded, so a probability of ``1e-9775`` is computed
+like one of 0.2.  The mode and ``s`` only place the split points: they are found in double
 precision (bisection on ``psi'``, decreasing), nothing else is shared with the double path.
 Every value is checked: ``quad``'s own error estimate must be below ``10^-(digits - 5)`` of
 the value, or :class:`ArithmeticError` is raised.  A top probability ``1 - s`` with ``s``

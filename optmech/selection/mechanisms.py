@@ -21,8 +21,8 @@ with exponential or Gumbel noise, randomised response and the uniform choice com
 whole batch with array operations (no Python loop per row; PF's quadrature kernel is
 :func:`~optmech.selection.pf_probabilities.pf_rows`, for rows of up to
 :data:`~optmech.selection.pf_probabilities.BATCH_MAX` candidates); report-noisy-max with
-Laplace or Gaussian noise and :class:`PmfMechanism` evaluate row by row.  A row of a batch equals the
-1-D call on that vector (the 1-D call runs the same kernel on one row);
+Laplace or Gaussian noise and :class:`PmfMechanism` evaluate row by row.  A row of a batch
+equals the 1-D call on that vector (the 1-D call runs the same kernel on one row);
 ``benchmarks/batch_pmf.py`` measures the batch against ``scipy.special.softmax``.
 
 **Values.**  A mechanism's repr is the constructor call that rebuilds it

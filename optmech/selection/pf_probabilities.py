@@ -196,7 +196,8 @@ def _grouped(log_coins: np.ndarray, log: bool) -> np.ndarray:
 def pf_probability_rows(log_coins: np.ndarray, log: bool = False) -> np.ndarray:
     """PF probabilities (``log=True``: their logarithms, finite even where a probability
     underflows to 0, the top one from the others by
-    :func:`~optmech.selection.scores.log_top_from_rest`) for each row of log coin probabilities ``c * (q_s - q*) <= 0`` (each
+    :func:`~optmech.selection.scores.log_top_from_rest`) for each row of log coin probabilities
+    ``c * (q_s - q*) <= 0`` (each
     row's maximum 0): :func:`pf_rows` for rows of up to :data:`BATCH_MAX` candidates, the
     grouped rule row by row beyond."""
     log_coins = np.asarray(log_coins, dtype=float)

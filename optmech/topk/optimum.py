@@ -45,8 +45,8 @@ from lp_models.display import Displayed
 from lp_models.lattice import monotonicity_pairs
 from lp_models.program import LinearProgram, SolverError, dual_objective, solve
 from lp_models.topk import CONSTRAINTS, ERRORS, TopKOrbits, orbit_count, topk_lp, topk_orbits
-from lp_models.topk.orbits import MAX_VARIABLES, orbit_count_exceeds
 from lp_models.topk.model import prefix_marginals, privacy_row_bound
+from lp_models.topk.orbits import MAX_VARIABLES, orbit_count_exceeds
 from optmech.resources import Estimate, require, require_memory
 from optmech.validation import (
     InvalidArgumentError,

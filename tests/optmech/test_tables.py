@@ -1,11 +1,21 @@
 """The one table renderer: Markdown cells escaped, every row as wide as its header."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from optmech.tables import TABLE_ENDS, TABLE_ROWS, cell_text, markdown_table, text_table
+from optmech.tables import (
+    TABLE_ENDS,
+    TABLE_ROWS,
+    bracket_text,
+    cell_text,
+    markdown_table,
+    text_table,
+)
 from optmech.unbounded import UNBOUNDED
 from tools.markdown_tables import cells as _cells
 from tools.markdown_tables import table_problems
@@ -54,3 +64,25 @@ def test_long_text_tables_show_their_ends():
     body = text.splitlines()
     assert body[-1] == f"({TABLE_ROWS + 5} rows, {2 * TABLE_ENDS} shown; --json prints every one)"
     assert len(body) == 2 + 2 * TABLE_ENDS + 1 + 1
+
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False),
+       st.floats(allow_nan=False, allow_infinity=False), st.integers(1, 15))
+def test_a_bracket_is_printed_outward(a, b, digits):
+    """Exactly (fractions of the printed decimals and of the doubles): the printed lower
+    end is at most the lower value and the upper end at least the upper one, each within
+    one unit of its last printed digit."""
+    lower, upper = min(a, b), max(a, b)
+    texts = bracket_text(lower, upper, digits)
+    assert Fraction(texts[0]) <= Fraction(lower) and Fraction(texts[1]) >= Fraction(upper)
+    for value, text in zip((lower, upper), texts):
+        assert abs(Fraction(text) - Fraction(value)) <= abs(Fraction(value)) * Fraction(
+            10) ** (1 - digits)
+
+
+def test_a_bracket_reads_like_the_numbers():
+    assert bracket_text(467.51789414, 467.53206581) == ("467.51789", "467.53207")
+    assert bracket_text(0.99999999999, 9.9999999999) == ("0.99999999", "10")
+    assert bracket_text(-1.23456789, 1e300) == ("-1.2345679", "1.0000001e+300")
+    assert bracket_text(0.0, 2.0) == ("0", "2")

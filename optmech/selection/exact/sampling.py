@@ -9,8 +9,8 @@ every random decision is an exact Bernoulli(exp(-x)) or Bernoulli(p) coin for a 
 ``x`` or ``p``, built from uniform random integers (Canonne, Kamath & Steinke 2020,
 Algorithm 1; :mod:`optmech.selection.exact.bernoulli`).  Randomness comes from the OS CSPRNG
 (``secrets``) unless a ``numpy.random.Generator`` is passed explicitly, which is meant for
-reproducible tests only (:mod:`optmech.selection.exact.random`).  What this does and does not protect
-against: ``docs/security.md``.
+reproducible tests only (:mod:`optmech.selection.exact.random`).  What this does and does
+not protect against: ``docs/security.md``.
 
 Notation: ``c = epsilon / (2 sensitivity)`` (``epsilon / sensitivity`` if monotonic),
 ``x_r = c (q* - q_r) >= 0`` and ``p_r = exp(-x_r)``, all exact.

@@ -199,14 +199,15 @@ def test_account_json_follows_its_schema_and_brackets(capsys):
                 "--eps-prime", "0,1,2.5")
     validate(doc)
     assert "eps" not in doc["upper"] and "saving" not in doc
-    assert all(u >= l for u, l in zip(doc["upper"]["delta"]["delta"],
-                                      doc["lower"]["delta"]["delta"]))
+    assert all(up >= low for up, low in zip(doc["upper"]["delta"]["delta"],
+                                            doc["lower"]["delta"]["delta"]))
 
 
 def test_account_of_the_optimal_lattice_mechanism(capsys):
     from optmech.schemas import validate
 
-    doc = _json(capsys, "privacy", "account", "--step", "lattice:0.5:20", "--n", "3", "--k",  # the old spelling of --depth
+    # --k: the old spelling of --depth
+    doc = _json(capsys, "privacy", "account", "--step", "lattice:0.5:20", "--n", "3", "--k",
                 "2", "--delta", "1e-6")
     validate(doc)
     assert doc["steps"][0]["dominating"] == "family"

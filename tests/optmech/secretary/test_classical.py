@@ -47,7 +47,8 @@ def test_threshold_at_large_n_is_near_n_over_e():
         assert abs(t - n / math.e) < 2
 
 
-@pytest.mark.parametrize("n", [*range(2, 8), pytest.param(8, marks=pytest.mark.slow)])   # 8! orders: 5.8 s
+# n = 8: 8! orders, 5.8 s
+@pytest.mark.parametrize("n", [*range(2, 8), pytest.param(8, marks=pytest.mark.slow)])
 def test_exact_distribution_equals_enumeration_of_all_arrival_orders(n):
     assert enumerate_rank_distribution(classical_rule(n), exact=True) == \
         rank_distribution_exact(n)

@@ -27,25 +27,27 @@ true ρ, which says how much of the proven figure is real.  With ``epsilon`` ins
 mechanism runs at that ε (the pure-DP direction); the Gaussian, which is not ε-DP for any
 ε, is left out, and each mechanism's proven ρ at that ε is given.
 
-Settings: the DPBench histograms (:mod:`optmech.data`) with the mode task (counts,
-sensitivity 1, monotonic: the mechanisms' monotonic variants, as the permute-and-flip
-paper's Figure 3) and the median task (sensitivity 1, scores move either way), and
-synthetic gaps: ``n`` candidates, one best and ``n - 1`` at ``g`` below it (the worst-case
-shape of the permute-and-flip paper's Proposition 4), sensitivity 1, either way.
+Settings (:mod:`optmech.selection.settings`), passed in: the DPBench histograms
+(:func:`optmech.data.tasks.histogram_settings`) with the mode task (counts, sensitivity 1,
+one count moves: the ε-mechanisms' monotonic variants, as the permute-and-flip paper's
+Figure 3) and the median task (sensitivity 1, scores move either way), and synthetic gaps
+(:func:`~optmech.selection.settings.gap_settings`: ``n`` candidates, one best and ``n - 1``
+at ``g`` below it, the worst-case shape of the permute-and-flip paper's Proposition 4,
+sensitivity 1, either way).  Everything here is selection and privacy: the data come in as
+settings, so this module depends on no other area.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-
-import numpy as np
+from dataclasses import dataclass
 
 from optmech.resources import Estimate
+from optmech.selection.settings import RELATIONS, Setting, gap_settings
 from optmech.validation import InvalidArgumentError, check_choice, check_integer, check_positive
 
-__all__ = ["COMPARED", "NOISE_OF", "Comparison", "Setting", "compare", "compare_estimate",
-           "epsilon_for_rho", "gaussian_spread_of", "proven_rho", "settings"]
+__all__ = ["COMPARED", "NOISE_OF", "Comparison", "compare", "compare_estimate",
+           "epsilon_for_rho", "gaussian_spread_of", "proven_rho"]
 
 #: The mechanisms compared, in the order of every table.
 COMPARED = ("em", "pf", "rnm_laplace", "rnm_gumbel", "rnm_exponential", "rnm_gaussian")
@@ -56,30 +58,9 @@ NOISE_OF = {"em": "gumbel", "pf": "exponential", "rnm_laplace": "laplace",
 #: The kind of proven bound of each ε-mechanism (:class:`~optmech.privacy.bounds.ProvenBound`).
 _KIND = {"em": "bounded-range", "rnm_gumbel": "bounded-range", "pf": "laplace",
          "rnm_laplace": "laplace", "rnm_exponential": "laplace"}
-RELATIONS = ("general", "monotonic", "histogram")
 #: Below this a quadrature's probability is accurate only absolutely (its floor, with a
 #: margin: :mod:`optmech.selection.gaussian_noisy_max`, ``laplace_noisy_max``).
 ABSOLUTE = 1e-235
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One score vector and how its neighbours move."""
-
-    #: Its name: ``"HEPTH mode"``, ``"gaps n=10 g=4"``.
-    name: str
-    #: The scores.
-    scores: np.ndarray = field(repr=False)
-    #: Sensitivity Δ.
-    sensitivity: float
-    #: ``"general"`` (every score moves by at most Δ either way), ``"monotonic"`` (all the
-    #: same way) or ``"histogram"`` (one score moves: a histogram's counts).
-    relation: str
-
-    @property
-    def monotonic(self) -> bool:
-        """Whether the ε-mechanisms use their monotonic variants (one-signed moves)."""
-        return self.relation != "general"
 
 
 def gaussian_spread_of(n: int, relation: str) -> float:
@@ -119,29 +100,6 @@ def epsilon_for_rho(name: str, rho: float) -> float:
     return math.exp(lo)
 
 
-def settings(datasets=(), tasks=("mode", "median"), gaps=(), n: int = 10) -> list[Setting]:
-    """The DPBench histograms ``datasets`` under ``tasks``, then the synthetic vectors of
-    ``n`` candidates, one best and the rest ``g`` below it, for each ``g`` in ``gaps``."""
-    from optmech.data.datasets import DATASETS, load_histogram
-    from optmech.data.tasks import get_task
-
-    out = []
-    for dataset in datasets:
-        check_choice(dataset, "dataset", DATASETS)
-        counts = load_histogram(dataset)
-        for name in tasks:
-            task = get_task(name)
-            relation = "histogram" if task.monotonic else "general"
-            out.append(Setting(f"{dataset} {name}", task.scores(counts), task.sensitivity,
-                               relation))
-    n = check_integer(n, "n", minimum=2, maximum=10**6)
-    for g in gaps:
-        g = check_positive(g, "gaps")
-        out.append(Setting(f"gaps n={n} g={g:g}", np.concatenate([[0.0], np.full(n - 1, -g)]),
-                           1.0, "general"))
-    return out
-
-
 @dataclass(frozen=True)
 class Comparison:
     """The comparison's numbers (module docstring)."""
@@ -174,13 +132,18 @@ class Comparison:
         return out
 
 
-def compare(rho: float | None = None, epsilon: float | None = None, *, datasets=(),
-            tasks=("mode", "median"), gaps=(1.0, 4.0, 16.0), n: int = 10, found_n: int = 2,
-            mechanisms=COMPARED) -> Comparison:
+def compare(rho: float | None = None, epsilon: float | None = None, *, settings=None,
+            found_n: int = 2, mechanisms=COMPARED) -> Comparison:
     """Every mechanism of ``mechanisms`` calibrated to the proven ``rho`` (or run at
-    ``epsilon``; exactly one of them), its exact expected error on each setting of
-    :func:`settings`, the best noise per setting, and the worst ρ found on ``found_n``
+    ``epsilon``; exactly one of them), its exact expected error on each of ``settings``
+    (:class:`~optmech.selection.settings.Setting` objects: the DPBench histograms'
+    :func:`~optmech.data.tasks.histogram_settings`, the synthetic
+    :func:`~optmech.selection.settings.gap_settings`, your own; None: the gaps 1, 4 and 16
+    on 10 candidates), the best noise per setting, and the worst ρ found on ``found_n``
     candidates beside each proven one (``found_n = 0``: not searched)."""
+    settings = gap_settings() if settings is None else list(settings)
+    if not settings or not all(isinstance(s, Setting) for s in settings):
+        raise InvalidArgumentError("settings", settings, "a non-empty list of Setting")
     if (rho is None) == (epsilon is None):
         raise InvalidArgumentError("rho, epsilon", (rho, epsilon), "exactly one of them")
     direction = "rho" if rho is not None else "epsilon"
@@ -197,7 +160,7 @@ def compare(rho: float | None = None, epsilon: float | None = None, *, datasets=
     if direction == "rho" and "rnm_gaussian" in names:
         rhos["rnm_gaussian"] = target          # sigma calibrated per setting (its n)
     rows = [_row(setting, names, eps, target if direction == "rho" else None)
-            for setting in settings(datasets, tasks, gaps, n)]
+            for setting in settings]
     found = {m: _found(m, eps.get(m), target, found_n) for m in names} if found_n else {}
     return Comparison(direction, target, tuple(names), eps, rhos, found, found_n, rows)
 
