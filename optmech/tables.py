@@ -26,7 +26,7 @@ import numpy as np
 
 from optmech.unbounded import Unbounded
 
-__all__ = ["TABLE_ENDS", "TABLE_ROWS", "bracket_text", "cell_text", "markdown_cell",
+__all__ = ["TABLE_ENDS", "TABLE_ROWS", "NumberText", "bracket_text", "cell_text", "markdown_cell",
            "markdown_table", "text_table"]
 
 # A text table longer than this shows its first and last rows only (``--json`` has them all).
@@ -48,18 +48,22 @@ def cell_text(value: Any, digits: int = 6) -> str:
     return str(value)
 
 
+class NumberText(str):
+    """A number already printed (:func:`bracket_text`): a table aligns it as a number."""
+
+
 def bracket_text(lower: float, upper: float, digits: int = 8) -> tuple[str, str]:
     """The ends of a certified bracket ``[lower, upper]`` with ``digits`` significant digits,
     ``lower`` rounded down and ``upper`` up (from their exact binary values), so the text
     still brackets what the numbers do; rounding to nearest printed a lower bound above
-    itself."""
+    itself.  Both are :class:`NumberText`."""
     return _rounded(lower, digits, ROUND_FLOOR), _rounded(upper, digits, ROUND_CEILING)
 
 
-def _rounded(value: float, digits: int, rounding: str) -> str:
+def _rounded(value: float, digits: int, rounding: str) -> NumberText:
     value = float(value)
     if value == 0 or not math.isfinite(value):
-        return f"{value:.{digits}g}"
+        return NumberText(f"{value:.{digits}g}")
     exact = Decimal(value)
     quantum = Decimal(1).scaleb(exact.adjusted() - digits + 1)
     # printed from the decimal itself (its nearest double may be on the wrong side of the
@@ -68,7 +72,7 @@ def _rounded(value: float, digits: int, rounding: str) -> str:
         .partition("e")
     if "." in mantissa:
         mantissa = mantissa.rstrip("0").rstrip(".")
-    return mantissa + ("e" + exponent if exponent else "")
+    return NumberText(mantissa + ("e" + exponent if exponent else ""))
 
 
 def markdown_cell(value: Any, digits: int = 6) -> str:
@@ -121,7 +125,8 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 def _alignments(rows: Sequence[Sequence[Any]], width: int) -> tuple[str, ...]:
     """Right for a column of numbers, left otherwise."""
     def numeric(v):
-        return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+        return isinstance(v, (int, float, np.integer, np.floating, NumberText)) \
+            and not isinstance(v, bool)
 
     return tuple("right" if len(rows) and all(numeric(row[i]) for row in rows) else "left"
                  for i in range(width))

@@ -36,7 +36,7 @@ from optmech.cli._common import (
 )
 from optmech.resources import Estimate
 from optmech.selection.mechanisms import GAUSSIAN_NAME, MECHANISMS
-from optmech.tables import text_table
+from optmech.tables import bracket_text, text_table
 from optmech.unbounded import unbounded_if_infinite
 
 HETEROGENEOUS = ("gem", "mgem", "combined_gem", "rs_gamma", "rs_gamma_tnb")
@@ -496,9 +496,13 @@ def _render_account(p: dict) -> str:
             + (f", top {p['top']}" if p["top"] > 1 else "")]
     lines = []
     if at is not None:
-        rows = [("upper (certified, adaptive)", p["upper"]["eps"]),
-                (f"lower (attained, {p['n']} candidates)", p["lower"]["eps"])]
-        rows += [(f"fallback: {name}", value["eps"]) for name, value in p["fallbacks"].items()]
+        # printed outward: the certified and published values are upper bounds (up), the
+        # attained one a lower bound (down)
+        lower, upper = bracket_text(p["lower"]["eps"], p["upper"]["eps"], 10)
+        rows = [("upper (certified, adaptive)", upper),
+                (f"lower (attained, {p['n']} candidates)", lower)]
+        rows += [(f"fallback: {name}", bracket_text(value["eps"], value["eps"], 10)[1])
+                 for name, value in p["fallbacks"].items()]
         lines.append(text_table(["curve", at], rows))
         s = p["saving"]
         lines.append(f"saving against the best fallback ({s['fallback']}): "
@@ -508,8 +512,9 @@ def _render_account(p: dict) -> str:
                      "or a large epsilon)")
         lines.append(f"upper: {p['upper']['method']}")
     curve = text_table(["eps'", "upper delta", "lower delta"],
-                       list(zip(p["upper"]["delta"]["eps_prime"], p["upper"]["delta"]["delta"],
-                                p["lower"]["delta"]["delta"])))
+                       [(e, *bracket_text(low, up, 10)[::-1]) for e, up, low in zip(
+                           p["upper"]["delta"]["eps_prime"], p["upper"]["delta"]["delta"],
+                           p["lower"]["delta"]["delta"])])
     if at is None or len(p["upper"]["delta"]["eps_prime"]) <= 12:
         lines.append(curve)
     steps = [f"  {s['step']}: {s['dominating']} ({s['theorem']}; "
