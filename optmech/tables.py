@@ -66,13 +66,18 @@ def _rounded(value: float, digits: int, rounding: str) -> NumberText:
         return NumberText(f"{value:.{digits}g}")
     exact = Decimal(value)
     quantum = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    rounded = exact.quantize(quantum, rounding=rounding)
     # printed from the decimal itself (its nearest double may be on the wrong side of the
-    # value: subnormals keep a few digits), trailing zeros dropped as 'g' drops them
-    mantissa, _, exponent = f"{exact.quantize(quantum, rounding=rounding):.{digits}g}" \
-        .partition("e")
+    # value: subnormals keep a few digits), laid out as float's 'g' lays it out
+    power = rounded.adjusted()
+    if -4 <= power < digits:
+        mantissa, exponent = f"{rounded:f}", ""
+    else:
+        mantissa = f"{rounded.scaleb(-power):f}"
+        exponent = f"e{'-' if power < 0 else '+'}{abs(power):02d}"
     if "." in mantissa:
         mantissa = mantissa.rstrip("0").rstrip(".")
-    return NumberText(mantissa + ("e" + exponent if exponent else ""))
+    return NumberText(mantissa + exponent)
 
 
 def markdown_cell(value: Any, digits: int = 6) -> str:

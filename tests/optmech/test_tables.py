@@ -86,3 +86,7 @@ def test_a_bracket_reads_like_the_numbers():
     assert bracket_text(0.99999999999, 9.9999999999) == ("0.99999999", "10")
     assert bracket_text(-1.23456789, 1e300) == ("-1.2345679", "1.0000001e+300")
     assert bracket_text(0.0, 2.0) == ("0", "2")
+    # laid out as float's 'g': scientific below 1e-4 and from 10^digits
+    for value in (9.689412983e-06, 0.000123456, 1234567.25, 1e-320, 123.0):
+        for text in bracket_text(value, value, 6):
+            assert ("e" in text) == ("e" in f"{value:.6g}"), (value, text)
