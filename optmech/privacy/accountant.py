@@ -375,9 +375,9 @@ def _window(group: _Group, done: int, reach: float) -> float:
 # a tap (eight arrays of its span).
 _SECONDS_PER_PIECE, _SECONDS_PER_ROUND = 40e-9, 4e-5
 _SECONDS_PER_FIXED_NODE, _SECONDS_PER_TAP = 130e-9, 0.5e-9
-# and what does not grow with the nodes: a bounded-range round's Python work per piece
-# (about 60 us a round at 34 pieces), building a fixed round's spread pair (1.5 us a tap)
-_SECONDS_PER_PIECE_CALL, _SECONDS_PER_TAP_BUILT = 3e-6, 4e-6
+# and building a fixed round's spread pair (1.5 us a tap measured: a Gaussian pair's
+# thousands on a fine grid)
+_SECONDS_PER_TAP_BUILT = 4e-6
 _BYTES_PER_NODE = (210.0, 40.0, 44.0)
 _BYTES_PER_TAP = 64.0
 
@@ -386,20 +386,19 @@ def work_estimate(steps, resolution: int = RESOLUTIONS[0], reach: float = math.i
                   ) -> Estimate:
     """CPU seconds and peak bytes of :func:`_upper`, before it runs (naming ``step``): the
     nodes each round keeps, from the plan the computation itself follows, times the pieces
-    of a bounded-range round (two a node of its span ε) or the taps of a fixed one (one a
-    node of its span, ``2 ε``, or both cuts of a Gaussian pair; constants above).  Nothing
+    of a bounded-range round (:func:`_pieces`) or the taps of a fixed one (one a node of its
+    span, ``2 ε``, or both cuts of a Gaussian pair; constants above).  Nothing
     is built: a span of 10^13 nodes is refused here, not allocated."""
     seconds, peak = 0.0, 0.0
     mean = variance = largest = 0.0
     for group in _plan(steps, resolution, build=False):
         h, d = group.step, group.dominance
         m1, v1, l1 = _azuma([(d, 1)])
-        taps, overhead = 0.0, _SECONDS_PER_ROUND
+        taps = 0.0
         if d.kind == FAMILY:
             work = d.family[0].size * _SECONDS_PER_PIECE
         elif d.kind == BOUNDED_RANGE:
-            work = (2.0 * d.epsilon / h + 4.0) * _SECONDS_PER_PIECE
-            overhead += (2.0 * d.epsilon / h + 4.0) * _SECONDS_PER_PIECE_CALL
+            work = _pieces(d.epsilon, h) * _SECONDS_PER_PIECE
         else:
             taps = 2.0 * (gaussian_cut(d.epsilon) if d.kind == GAUSSIAN else d.epsilon) / h
             taps += 3.0
@@ -412,12 +411,20 @@ def work_estimate(steps, resolution: int = RESOLUTIONS[0], reach: float = math.i
             done = min(done, group.count - 1)
             mean, variance, largest = mean + k * m1, variance + k * v1, largest + k * l1
             nodes = kept_nodes(h, mean, variance, largest, _window(group, done, reach))
-            seconds += k * (nodes * work + overhead)
+            seconds += k * (nodes * work + _SECONDS_PER_ROUND)
             bytes_ = (_BYTES_PER_NODE[0] * min(nodes, CHUNK)
                       + _BYTES_PER_NODE[1] * max(nodes - CHUNK, 0)
                       if d.kind in (BOUNDED_RANGE, FAMILY) else _BYTES_PER_NODE[2] * nodes)
             peak = max(peak, bytes_)
     return Estimate(seconds, peak + 2**13, "step", len(steps))
+
+
+def _pieces(epsilon: float, h: float) -> int:
+    """How many breakpoints :func:`~optmech.privacy.adaptive.pieces` has, without building
+    them: the nodes ``j h`` and ``ε - j h`` in ``[0, ε]``, one set when ``ε`` is on a node."""
+    m = int(math.floor(epsilon / h + 1e-9))
+    return m + 1 if abs(epsilon / h - round(epsilon / h)) < 1e-9 * max(1.0, epsilon / h) \
+        else 2 * (m + 1)
 
 
 def _upper(steps, resolution: int, reach: float) -> HockeyStickBound:

@@ -76,7 +76,7 @@ def laplace_rdp(epsilon: float, orders) -> np.ndarray:
     (``alpha = 1``: ``eps + e^-eps - 1``)."""
     eps = check_nonnegative(epsilon, "epsilon")
     out = []
-    for a in _orders(orders):
+    for a in _orders(orders).tolist():       # Python floats: eps (1 - 2a) may be -inf
         if a == 1:
             out.append(eps + math.expm1(-eps))
         else:

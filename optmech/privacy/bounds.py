@@ -147,7 +147,7 @@ def randomised_response_renyi(epsilon: float, orders) -> np.ndarray:
     (``alpha = 1``: ``ε tanh(ε/2)``; ``inf``: ``ε``)."""
     epsilon = check_nonnegative(epsilon, "epsilon")
     out = []
-    for a in _orders(orders):
+    for a in _orders(orders).tolist():       # Python floats: (2a - 1) ε may be inf
         if math.isinf(a) or epsilon == 0:
             out.append(epsilon)
         elif a == 1.0:

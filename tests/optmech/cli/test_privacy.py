@@ -262,6 +262,17 @@ def test_account_table_and_plot(capsys, tmp_path):
     assert plot.stat().st_size > 1000
 
 
+@pytest.mark.parametrize("mechanism", ["pf", "rnm_laplace", "rr", "gem", "em"])
+def test_worst_at_the_largest_eps_the_parser_accepts(capsys, mechanism):
+    """eps = 1e308: the proven bound's Rényi curve took eps (1 - 2 alpha) in numpy scalars
+    and overflowed (exit 1 for pf, rnm_laplace, rr and the GEM family); every bound is eps
+    there (rho = eps: pure DP's eps^2/2 exceeds eps)."""
+    doc = _json(capsys, "privacy", "worst", "--mechanism", mechanism, "--eps", "1e308",
+                "--n", "2", "--starts", "0", "--depth", "1", "--iterations", "1")
+    assert doc["bound"]["max_loss"] == 1e308
+    assert doc["bound"]["zcdp_rho"] == 1e308
+
+
 def test_ends_of_the_documented_ranges(capsys):
     doc = _json(capsys, "privacy", "worst", "--mechanism", "pf", "--eps", "1", "--n", "2",
                 "--depth", "1", "--starts", "0", "--iterations", "1")

@@ -385,3 +385,12 @@ def test_a_mechanism_with_delta_and_no_gaussian_pair_is_refused():
                                                         dominance=None))
     with pytest.raises(InvalidArgumentError, match="Gaussian"):
         dominance_of(mechanism)
+
+
+@pytest.mark.parametrize("eps, h", [(0.1, 0.1 / 16), (1.0, 1 / 16), (0.5, 0.025), (0.3, 0.07),
+                                    (700.0, 1e-3), (0.05, 0.05 / 16), (2.0, 0.3)])
+def test_the_estimate_counts_the_pieces_it_would_build(eps, h):
+    from optmech.privacy.accountant import _pieces
+    from optmech.privacy.adaptive import pieces
+
+    assert _pieces(eps, h) == len(pieces(eps, h))
