@@ -185,7 +185,7 @@ def get_task(name: str, monotonic: bool = False) -> Task:
 
 
 def histogram_settings(datasets, tasks=("mode", "median")) -> list:
-    """The DPBench histograms ``datasets`` (names of :data:`~optmech.data.datasets.DATASETS`)
+    """The DPBench histograms ``datasets`` (names in ``optmech.data.datasets.DATASETS``)
     under ``tasks``, as :class:`~optmech.selection.settings.Setting` objects (for
     :func:`optmech.privacy.noise_choice.compare`): a monotonic task's neighbours move one
     count (relation ``"histogram"``), the others' every score either way."""

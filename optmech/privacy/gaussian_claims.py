@@ -12,10 +12,10 @@ the Gaussian mechanism).  The code calls the pure bound "ex-post", the abstract 
 bound for report-noisy-max "pure ex-ante"; the formula is the same object.
 
 Each verdict rests on two derivations: the claim's closed form (the authors' integral, at 50
-digits) and the exact computation on explicit pairs (:mod:`optmech.selection.
-gaussian_noisy_max` in double precision, :mod:`optmech.selection.gaussian_reference` at 50
-digits, sharing nothing), with a proof where one is known; without one the verdict is ``not
-refuted`` after a search.
+digits) and the exact computation on explicit pairs
+(:mod:`optmech.selection.gaussian_noisy_max` in double precision,
+:mod:`optmech.selection.gaussian_reference` at 50 digits, sharing nothing), with a proof
+where one is known; without one the verdict is ``not refuted`` after a search.
 """
 
 from __future__ import annotations

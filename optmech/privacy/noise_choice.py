@@ -13,11 +13,11 @@ computed on each setting:
   (:mod:`optmech.privacy.dominating`), so ``rho`` is the certified sup over ``alpha`` of
   the Laplace mechanism's Rényi curve (:class:`~optmech.privacy.bounds.ProvenBound`, kind
   ``"laplace"``; about ``ε^2 / 2`` for small ε);
-* ``rnm_gaussian``: ``rho = Δ^2 c / (2 sigma^2)`` with ``c`` the largest squared move of
-  the scores with their mean removed (:class:`~optmech.selection.mechanisms.
-  GaussianGuarantee`): ``c(n) = n - (n mod 2)/n`` when every score may move either way,
-  ``floor(n/2) ceil(n/2)/n`` when all move the same way, and ``1 - 1/n`` for a histogram's
-  counts, where one individual changes one count (the mode task: the move is ``Δ e_j``).
+* ``rnm_gaussian``: ``rho = Δ^2 c / (2 sigma^2)`` with ``c`` the largest squared move of the
+  scores with their mean removed (:class:`~optmech.selection.mechanisms.GaussianGuarantee`):
+  ``c(n) = n - (n mod 2)/n`` when every score may move either way, ``floor(n/2)
+  ceil(n/2)/n`` when all move the same way, and ``1 - 1/n`` for a histogram's counts, where
+  one individual changes one count (the mode task: the move is ``Δ e_j``).
 
 Calibrating to ``rho`` solves for ε (bisection on ``log ε``: every bound is increasing in
 ε, to 1e-12 relative) or for ``sigma`` (closed form).  Only a proven bound calibrates.

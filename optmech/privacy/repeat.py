@@ -497,8 +497,8 @@ class RepeatAndSelect(Parametrised):
     repeated mechanism's: that is ``privacy.epsilon``).
     """
 
-    #: ``logpmf`` takes a 2-D batch of score vectors (:func:`~optmech.privacy.loss.
-    #: log_probabilities` calls it once for a whole search step).
+    #: ``logpmf`` takes a 2-D batch of score vectors
+    #: (:func:`~optmech.privacy.loss.log_probabilities` calls it once for a whole search step).
     batches = True
 
     def __init__(self, base, repeat, quality=None):
@@ -626,8 +626,8 @@ class RepeatAndSelect(Parametrised):
 
     @property
     def privacy(self):
-        """The published pure-DP guarantee (:func:`~optmech.privacy.repeat_bounds.
-        literature_guarantee`), or None."""
+        """The published pure-DP guarantee
+        (:func:`~optmech.privacy.repeat_bounds.literature_guarantee`), or None."""
         from optmech.privacy.repeat_bounds import literature_guarantee
 
         return literature_guarantee(self)

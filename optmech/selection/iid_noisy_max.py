@@ -11,10 +11,11 @@ Equal scores share one factor ``F^count`` and one probability, so everything wor
 distinct standardised scores (the *levels*, descending from 0) and their counts.  This
 module is the part of that computation that does not depend on the noise:
 
-* :func:`iid_noisy_max_pmf`: validation, standardisation (:func:`~optmech.selection.
-  noisy_max.standardised_gaps`), the levels, the family's probabilities per level, the
-  checks (finite, ``>= 0``, summing to 1 within ``SUM_TOLERANCE``: else
-  :class:`~optmech.selection.noisy_max.IntegrationError`, never a wrong number);
+* :func:`iid_noisy_max_pmf`: validation, standardisation
+  (:func:`~optmech.selection.noisy_max.standardised_gaps`), the levels, the family's
+  probabilities per level, the checks (finite, ``>= 0``, summing to 1 within
+  ``SUM_TOLERANCE``: else :class:`~optmech.selection.noisy_max.IntegrationError`, never a
+  wrong number);
 * :func:`iid_noisy_max_logpmf`: ``log`` of the pmf where the probability is at least
   ``TINY = 1e-200``; below, each such level's probability from its own quadrature in log
   space (the family's grid around that level's integrand, the sum by :func:`log_space_sum`),
