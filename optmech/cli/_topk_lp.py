@@ -18,7 +18,7 @@ from optmech.cli._common import (
 )
 from optmech.cli.lattice import add_depth_option, add_yscale_option, at_least
 from optmech.resources import Estimate
-from optmech.tables import text_table
+from optmech.tables import bracket_text, text_table
 from optmech.unbounded import unbounded_if_infinite
 
 __all__ = ["add_lp_action", "estimate_lp", "run_lp"]
@@ -147,9 +147,11 @@ def _render(p: dict, points: list[dict], mechanisms: list[str]) -> str:
              f"{p['variables']} / {p['constraints']} / {p['nonzeros']}")]
     if len(points) == 1:
         one = points[0]
+        # the certificate printed outward: the bound down, the optimum's error up
+        lower, total = bracket_text(one["lower_bound"], one["total_error"], 10)
         rows = head + [("epsilon", f"{one['epsilon']:g}"),
-                       ("total error (units of Δ)", one["total_error"]),
-                       ("certified lower bound", one["lower_bound"]),
+                       ("total error (units of Δ)", total),
+                       ("certified lower bound", lower),
                        ("relative gap", f"{one['gap']:.2e}"),
                        ("method / status", f"{one['method']} / {one['status']}"),
                        ("CPU seconds", f"{one['cpu_seconds']:.3f}")]

@@ -307,13 +307,15 @@ def run_solve(args: argparse.Namespace) -> int:
     }
 
     def render(p):
+        # the certificate's two ends printed outward: the bound down, the optimum's value up
+        lower, value = bracket_text(p["lower_bound"], p["objective_value"], 10)
         rows = [("n, k, epsilon", f"{p['n']}, {p['k']}, {p['epsilon']:g}"),
                 ("weighting / constraints", f"{p['weighting']} / {p['constraint_set']}"),
                 ("variables / constraints", f"{p['variables']} / {p['constraints']}"),
                 ("objective / lattice", f"{p['objective']} / {p['lattice']}"),
-                ("objective value (units of Δ)", p["objective_value"]),
+                ("objective value (units of Δ)", value),
                 ("total error (units of Δ)", p["total_error"]),
-                ("certified lower bound", p["lower_bound"]),
+                ("certified lower bound", lower),
                 ("relative gap", f"{p['gap']:.2e}"),
                 ("paper's recurrence dual bound",
                  "not applicable" if not paper else
