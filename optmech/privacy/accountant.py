@@ -871,7 +871,7 @@ class Accountant:
         chosen, total = {}, None
         for mechanism, count in groups.items():
             step = Step(mechanism, count)
-            target = None if delta is not None else eps_prime * _scale(step) / total_scale
+            target = None if delta is not None else eps_prime * (_scale(step) / total_scale)
             best = None
             for pair in _screen(_candidate_pairs(step, self.n), count, delta or 1e-6):
                 composed = _composed(pair, count)

@@ -209,16 +209,24 @@ class HockeyStickBound:
         e = np.atleast_1d(np.asarray(eps_prime, dtype=float))
         if (e < 0).any() or not np.isfinite(e).all():
             raise InvalidArgumentError("eps_prime", eps_prime, "finite numbers >= 0")
+        # beyond the largest finite loss the bound is its constant tail: read it there (an
+        # eps' of 1e300 has no node index)
+        e = np.minimum(e, (math.ceil(self.largest / self.step) + 2) * self.step)
         i = np.floor(e / self.step).astype(np.int64)
         lo = self.node_values(int(i.min()), int(i.max()) + 2)
         base = i - int(i.min())
-        weight = np.expm1(e - i * self.step) / math.expm1(self.step)
+        weight = _chord_weight(e - i * self.step, self.step)
         return np.clip((1.0 - weight) * lo[base] + weight * lo[base + 1], 0.0, 1.0)
 
     def epsilon(self, delta: float) -> float:
         """The smallest ``eps' >= 0`` at which the bound is at most ``delta``."""
         if not 0.0 < delta < 1.0:
             raise InvalidArgumentError("delta", delta, "a number in (0, 1)")
+        if delta <= self.escape:
+            # the mass escaped to +inf (a Gaussian pair's far tails) bounds W from below
+            raise InvalidArgumentError("delta", delta, f"a number above {self.escape:.3g}, the "
+                                       "mass of the Gaussian steps' tails counted as "
+                                       "unbounded loss")
         if self(0.0)[0] <= delta:
             return 0.0
         j = self.values.size          # first node at or below delta: stored, else the tail's
@@ -235,7 +243,7 @@ class HockeyStickBound:
         w_lo, w_hi = self.node_values(j - 1, j + 1)
         # linear in alpha between the nodes: w_lo + (w_hi - w_lo) expm1(e - x_lo) / expm1(h)
         fraction = (w_lo - delta) / (w_lo - w_hi) if w_lo > w_hi else 1.0
-        return (j - 1) * self.step + math.log1p(fraction * math.expm1(self.step))
+        return (j - 1) * self.step + _chord_offset(fraction, self.step)
 
     # -- operators ---------------------------------------------------------------------
 
@@ -258,7 +266,7 @@ class HockeyStickBound:
         j = np.arange((self.values.size - 1) * c + 1)
         i, r = np.divmod(j, c)
         w = self.node_values(0, self.values.size + 1)
-        weight = np.expm1(r * step) / math.expm1(self.step)
+        weight = _chord_weight(r * step, self.step)
         return replace(self, step=step, values=(1.0 - weight) * w[i] + weight * w[i + 1])
 
     def apply_fixed(self, step: FixedStep, reach: float = math.inf) -> "HockeyStickBound":
@@ -299,7 +307,7 @@ class HockeyStickBound:
             loss = np.where(finite, losses, 0.0)[first:first + rows, :, None]
             point = (x[None, None, :] - loss) / self.step
             k = np.floor(point).astype(np.int64)
-            fraction = np.expm1((point - k) * self.step) / math.expm1(self.step)
+            fraction = _chord_weight((point - k) * self.step, self.step)
             read = (1.0 - fraction) * w[k - lo] + fraction * w[k + 1 - lo]
             value = (masses[first:first + rows, :, None] * read).sum(axis=1)
             np.maximum(best, value.max(axis=0), out=best)
@@ -324,6 +332,22 @@ class HockeyStickBound:
                                                  breakpoints)
         values = np.minimum(best * (1.0 + ROUNDING_INFLATION), 1.0)
         return replace(self, values=values, mean=mean, variance=variance, largest=largest)
+
+
+def _chord_weight(d, h: float):
+    """``expm1(d) / expm1(h)`` for ``0 <= d <= h``: where ``e^eps'`` lies between two
+    nodes ``h`` apart, ``d`` above the lower; divided through by ``e^h``, so a coarse grid
+    (a round at a large ε) cannot overflow."""
+    return np.exp(d - h) * -np.expm1(-d) / -math.expm1(-h)
+
+
+def _chord_offset(fraction: float, h: float) -> float:
+    """The ``d`` in ``[0, h]`` with ``expm1(d) / expm1(h) = fraction``: ``log1p(fraction
+    expm1(h))``, or for ``h > 1`` ``h + log(fraction + (1 - fraction) e^-h)`` (no
+    ``e^h``)."""
+    if h <= 1.0:
+        return math.log1p(fraction * math.expm1(h))
+    return h + math.log(fraction + (1.0 - fraction) * math.exp(-h))
 
 
 def kept_nodes(step: float, mean: float, variance: float, largest: float,

@@ -208,8 +208,11 @@ def spread_on_grid(step: float, losses=(), masses=(), density=None,
     s = points - j * h
     on_node = s <= 1e-12 * h
     s = np.where(on_node, 0.0, s)
-    lower = np.where(on_node, 1.0, np.expm1(h - s) / math.expm1(h))
-    upper = np.where(on_node, 0.0, np.exp(h - s) * np.expm1(s) / math.expm1(h))
+    # expm1(h - s) / expm1(h) and e^(h - s) expm1(s) / expm1(h), divided through by e^h so
+    # that no term overflows however coarse the grid (a round at a large ε)
+    scale = -math.expm1(-h)
+    lower = np.where(on_node, 1.0, np.exp(-s) * -np.expm1(s - h) / scale)
+    upper = np.where(on_node, 0.0, -np.expm1(-s) / scale)
     first = int(j.min())
     out = np.zeros(int(j.max()) - first + 2)
     np.add.at(out, (j - first).astype(np.int64), weights * lower)

@@ -109,8 +109,9 @@ def _zcdp(rounds, delta, eps_prime) -> dict:
     rho = sum(count * eps ** 2 / (8.0 if kind == BOUNDED_RANGE else 2.0)
               for kind, eps, count, *_ in rounds)          # a Gaussian's eps is its mu
     eps = None if delta is None else rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
-    curve = [0.0 if rho == 0 else 1.0 if e <= rho else math.exp(-(e - rho) ** 2 / (4.0 * rho))
-             for e in eps_prime]
+    # (e - rho) * (e - rho), not ** 2: a float product overflows to inf, a power raises
+    curve = [0.0 if rho == 0 else 1.0 if e <= rho else
+             math.exp(-(e - rho) * ((e - rho) / (4.0 * rho))) for e in eps_prime]
     return {"eps": eps, "rho": rho, "delta": curve,
             "source": "rho summed: eps^2/8 per bounded-range round (Cesar & Rogers, "
                       "arXiv:2004.07223, Lemma 3.2), eps^2/2 per pure-DP round (Bun & "
@@ -135,7 +136,7 @@ def _rdp(rounds, delta, eps_prime) -> dict:
         else:
             total += count * randomised_response_renyi(eps, orders)
     eps, order = (None, None) if delta is None else compute_epsilon(orders, total, delta)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):       # -inf: delta 0 (eps' ~ 1e308)
         log_delta = ((orders[None, :] - 1) * (total[None, :] - np.asarray(eps_prime)[:, None]
                                              + np.log1p(-1.0 / orders[None, :]))
                      - np.log(orders[None, :]))

@@ -234,6 +234,34 @@ def test_account_of_repeat_and_select_steps(capsys):
     assert doc["fallbacks"]["naive"]["eps"] == pytest.approx(20 * 0.3, rel=1e-12)
 
 
+@pytest.mark.parametrize("argv", [
+    ["--step", "em:0.1:10", "--eps-prime", "0,1e300"],
+    ["--step", "em:1:3", "--repeat", "fixed:1000000"],
+    ["--step", "em:1:3", "--repeat", "poisson:1e6"],
+    ["--step", "rnm_gaussian:0.5:3", "--n", "2", "--eps-prime", "0,1e308"],
+    ["--step", "rr:700:5"],
+    ["--step", "em:1e-9:10", "--n", "1000000"],
+])
+def test_account_at_the_ends_of_its_ranges(capsys, argv):
+    """Each of these exited 1 (an eps' of 1e300 overflowed the zCDP fallback and had no node
+    index; a repeated step's sharp eps of 1e5 overflowed the grid's e^h; the lower pairs'
+    target overflowed), now a curve: delta 0 far out, never above 1."""
+    doc = _json(capsys, "privacy", "account", *argv)
+    curves = [doc["upper"], doc["lower"], *doc["fallbacks"].values()]
+    for curve in curves:
+        assert all(0.0 <= d <= 1.0 for d in curve["delta"]["delta"])
+    if "--eps-prime" in argv:
+        assert doc["upper"]["delta"]["delta"][-1] == 0.0
+    else:
+        assert doc["upper"]["eps"] >= doc["lower"]["eps"]
+
+
+def test_account_refuses_a_delta_below_the_gaussian_tails(capsys):
+    code, out, err = run_cli_error(capsys, "privacy", "account", "--step",
+                                   "rnm_gaussian:0.0015:1", "--n", "2", "--delta", "1e-300")
+    assert code == 2 and out == "" and "--delta" in err and "1e-40" in err
+
+
 def test_account_of_gaussian_steps(capsys):
     """rnm_gaussian:SIGMA:COUNT on --n candidates: its mu(n) = sqrt(c(n))/sigma (c(5) =
     5 - 1/5), above the exact sqrt(count) mu-GDP curve and within 1 % of it, zCDP's rho

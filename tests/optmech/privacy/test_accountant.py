@@ -394,3 +394,18 @@ def test_the_estimate_counts_the_pieces_it_would_build(eps, h):
     from optmech.privacy.adaptive import pieces
 
     assert _pieces(eps, h) == len(pieces(eps, h))
+
+
+@pytest.mark.parametrize("h", [1e-3, 0.5, 1.0, 3.0, 700.0, 1e6])
+def test_chord_weights_against_the_direct_formula_and_each_other(h):
+    """expm1(d) / expm1(h) without e^h: equal to the direct quotient (40 digits) where it
+    can be formed, the offset its inverse, no overflow at h = 1e6."""
+    from optmech.privacy.adaptive import _chord_offset, _chord_weight
+
+    d = np.linspace(0.0, h, 7)
+    with mp.workdps(40):
+        direct = [float(mp.expm1(mp.mpf(x)) / mp.expm1(mp.mpf(h))) for x in d]
+    assert np.allclose(_chord_weight(d, h), direct, rtol=1e-13, atol=1e-300)
+    for fraction, x in zip(direct, d):
+        if fraction > 1e-300:
+            assert _chord_offset(fraction, h) == pytest.approx(x, rel=1e-9, abs=1e-12 * h)
