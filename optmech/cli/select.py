@@ -267,8 +267,8 @@ def estimate_compare(args: argparse.Namespace) -> Estimate:
     """Linear in the scores of every setting (each mechanism's exact expected error), plus
     the worst-pair searches (their own estimate)."""
     from optmech.data.datasets import load_histogram
-    from optmech.privacy.worst import search_estimate
     from optmech.privacy.noise_choice import COMPARED, compare_estimate, epsilon_for_rho
+    from optmech.privacy.worst import search_estimate
     from optmech.selection.mechanisms import GaussianNoisyMax
 
     options = _compare_arguments(args)
