@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 
 import numpy as np
 
@@ -652,7 +653,8 @@ def _eps_prime(args, mechanism, n: int):
 
     if args.eps_prime is None and args.mechanism == GAUSSIAN_NAME:
         mu = mechanism.privacy.mu(n)
-        return default_eps_prime(mu * (mu / 2.0 + 4.0))
+        # at most the largest double (sigma = 1e-300 gives mu ~ 1e300: the product is inf)
+        return default_eps_prime(min(mu * (mu / 2.0 + 4.0), sys.float_info.max))
     if args.eps_prime is not None or args.repeat is None:
         return args.eps_prime
 

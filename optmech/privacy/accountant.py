@@ -67,7 +67,7 @@ from optmech.progress import progress
 from optmech.resources import Estimate, require
 from optmech.validation import InvalidArgumentError, check_choice, check_integer
 
-__all__ = ["MAX_CANDIDATES", "MAX_GAUSSIAN_MU", "MECHANISMS", "RELATIONS", "Accountant",
+__all__ = ["MAX_CANDIDATES", "MECHANISMS", "RELATIONS", "Accountant",
            "AccountReport", "OnCandidates", "Step", "build_selection", "dominance_of",
            "work_estimate"]
 
@@ -91,10 +91,6 @@ _TOPK_OUTCOMES = 100_000
 #: candidates use at most :data:`_FAMILY_CANDIDATES` of them.
 MAX_CANDIDATES = 10**6
 _FAMILY_CANDIDATES = 64
-#: The largest μ of one Gaussian round: its grid step, at least μ/2, stays below the
-#: ``log`` of the largest double (the spread onto the grid takes ``e^h``); one such round
-#: alone has ε′ above 5·10^5 at any δ ≤ 0.1.
-MAX_GAUSSIAN_MU = 1000.0
 _LOG_TAIL = math.log(1.0 / AZUMA_TAIL)
 # dp_accounting's PermuteAndFlipDpEvent: the mechanisms for which it uses the Laplace curves
 _PUBLISHED_LAPLACE = ("pf", "rnm_exponential", "peel-pf", "joint-pf")
@@ -791,13 +787,6 @@ class Accountant:
                     raise InvalidArgumentError("n", None, f"the number of candidates of {s} "
                                                "(its guarantee grows with it)")
                 s = Step(OnCandidates(s.mechanism, self.n), s.count, s.label)
-                if s.mechanism.mu > MAX_GAUSSIAN_MU:
-                    sigma = getattr(s.mechanism, "sigma", math.nan)
-                    raise InvalidArgumentError(
-                        "step", str(s), f"a noise scale with mu(n) <= {MAX_GAUSSIAN_MU:g} "
-                        f"on {self.n} candidates (sigma >= "
-                        f"{sigma * s.mechanism.mu / MAX_GAUSSIAN_MU:.4g}; this one has mu = "
-                        f"{s.mechanism.mu:.4g})")
             if bool(getattr(s.mechanism, "monotonic", False)) != monotonic \
                     and dominance_of(s.mechanism).kind != IDENTITY:
                 raise InvalidArgumentError("step", str(s), f"a mechanism calibrated for the "

@@ -207,6 +207,13 @@ def pair_distribution(mechanism, q: np.ndarray, other: np.ndarray) -> LossDistri
     largest it can be for these scores."""
     logs = log_probabilities(mechanism, np.stack([q, other]))
     if getattr(mechanism, "logpmf_finite", False) and np.isneginf(logs).any():
+        sigma = getattr(mechanism, "sigma", None)
+        if sigma is not None:            # Gaussian noise: log p ~ -(gap / sigma)^2 / 4
+            gap = float(max(np.ptp(q), np.ptp(other)))
+            raise InvalidArgumentError(
+                "sigma", sigma, f"at least about {gap / 2.6e154:.3g} for these scores (every "
+                "log-probability of the pair a double: (score gap / sigma)^2 / 4 below "
+                "1.8e308)")
         epsilon = getattr(mechanism, "epsilon", None)
         exponent = getattr(mechanism, "exponent", None) or (epsilon or 2.0) / 2.0
         with np.errstate(over="ignore", divide="ignore"):

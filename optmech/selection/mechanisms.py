@@ -141,6 +141,11 @@ def gaussian_spread(n: int, monotonic: bool) -> float:
     return n - (n % 2) / n
 
 
+#: The largest ``mu(n)`` a :class:`GaussianGuarantee` gives: its ``rho = mu^2 / 2`` stays a
+#: double (far beyond any useful guarantee: ``mu = 10`` is already ``rho = 50``).
+MAX_GAUSSIAN_MU = 1e150
+
+
 @dataclass(frozen=True)
 class GaussianGuarantee:
     """Zero-concentrated differential privacy of report-noisy-max with Gaussian noise: for
@@ -189,13 +194,21 @@ class GaussianGuarantee:
 
     def mu(self, n: int) -> float:
         """``mu(n) = Δ sqrt(c(n)) / sigma``: every pair on ``n`` candidates is a
-        post-processing of ``N(0, 1)`` against ``N(mu, 1)``."""
-        return self.sensitivity * math.sqrt(gaussian_spread(n, self.monotonic)) / self.sigma
+        post-processing of ``N(0, 1)`` against ``N(mu, 1)``; refused above
+        :data:`MAX_GAUSSIAN_MU` (naming ``sigma``), where ``rho(n)`` would not be a
+        double."""
+        root = self.sensitivity * math.sqrt(gaussian_spread(n, self.monotonic))
+        mu = root / self.sigma
+        if not mu <= MAX_GAUSSIAN_MU:
+            raise InvalidArgumentError("sigma", self.sigma, f"at least about "
+                                       f"{root / MAX_GAUSSIAN_MU:.3g} on {n} candidates "
+                                       f"(mu = Delta sqrt(c(n)) / sigma at most "
+                                       f"{MAX_GAUSSIAN_MU:g}: its rho a double)")
+        return mu
 
     def rho(self, n: int) -> float:
         """``rho(n) = mu(n)^2 / 2``, the zCDP parameter on ``n`` candidates."""
-        return self.sensitivity ** 2 * gaussian_spread(n, self.monotonic) / (
-            2.0 * self.sigma ** 2)
+        return self.mu(n) ** 2 / 2.0
 
     def __str__(self) -> str:
         return (f"rho(n) = {self.sensitivity:g}^2 c(n) / (2 * {self.sigma:g}^2)-zCDP for n "

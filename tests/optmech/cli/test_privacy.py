@@ -172,7 +172,7 @@ def test_referee_table_and_markdown(capsys):
     (["account", "--step", "lattice:1:2", "--n", "3"], "--depth"),
     (["account", "--step", "em:1:2", "--repeat", "poisson:0"], "--repeat"),
     (["account", "--step", "rnm_gaussian:4:2"], "--n"),
-    (["account", "--step", "rnm_gaussian:1e-3:2", "--n", "2"], "--step"),
+    (["account", "--step", "rnm_gaussian:1e-9:2", "--n", "1000000"], "--step"),
     (["account", "--step", "rr:700", "--step", "em:1e-9"], "--step"),
     (["account", "--step", "rnm_gaussian:4:2", "--n", "2", "--repeat", "poisson:2"],
      "--repeat"),
