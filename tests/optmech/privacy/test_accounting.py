@@ -127,3 +127,19 @@ def test_a_gaussian_step_exports_as_dp_accountings_own_gaussian_pld():
     assert exact <= exported.get_epsilon_for_delta(1e-6) <= exact * 1.01
     mixed = Accountant(["em:0.1:30", (gaussian, 50)], n=2).to_dp_accounting()
     assert mixed.get_epsilon_for_delta(1e-6) > exported.get_epsilon_for_delta(1e-6)
+
+
+def test_a_repeat_and_select_step_exports_where_dp_accounting_has_no_pld():
+    """dp_accounting has repeat-and-select in its RDP accountant only: the export is the
+    step's dominating pair (randomised response at the sharp ε), composing there with other
+    events, never below the certified curve."""
+    from optmech.privacy.accountant import Accountant
+    from optmech.privacy.repeat import RepeatAndSelect, Repetitions
+    from optmech.selection.mechanisms import make_mechanism
+
+    tuned = RepeatAndSelect(make_mechanism("em", 0.3), Repetitions.parse("geometric:0.1"))
+    accountant = Accountant([(tuned, 6), "pf:0.5:4"], n=3)
+    report = accountant.report(1e-6)
+    exported = accountant.to_dp_accounting()
+    assert exported.get_epsilon_for_delta(1e-6) >= report.epsilon * (1 - 1e-9)
+    assert exported.get_epsilon_for_delta(1e-6) <= 1.05 * report.epsilon
