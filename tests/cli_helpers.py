@@ -30,3 +30,12 @@ STATUS_LINE = re.compile(r"^optmech: (?!error: |warning: |note: |interrupted$).*
 def without_status(stderr: str) -> list[str]:
     """The lines of ``stderr`` that are not progress status lines."""
     return [line for line in stderr.splitlines() if not STATUS_LINE.match(line)]
+
+
+def refusal(capsys, *argv) -> str:
+    """The one line of a run refused as bad input: exit status 2, nothing on stdout, one
+    line on stderr besides progress status lines, no traceback."""
+    code, out, err = run_cli_error(capsys, *argv)
+    lines = without_status(err)
+    assert code == 2 and out == "" and len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]
