@@ -28,7 +28,7 @@ import numpy as np
 
 from optmech.privacy import high_precision as hp
 from optmech.privacy.bounds import gaussian_delta
-from optmech.privacy.claims import Claim, Source
+from optmech.privacy.claims import Claim, Source, _fmt
 from optmech.privacy.curves import pair_curves
 from optmech.privacy.worst import worst_pair
 from optmech.selection.gaussian_noisy_max import gaussian_noisy_max_logpmf
@@ -44,10 +44,6 @@ _CODE = ("authors' code, jlebensold/pure-dp-gaussian-mech at commit a29f71888bd9
 #: What was read of the paper, and what was not.
 READ = ("read: the abstract (arXiv:2402.06137v1, HTML; AISTATS 2024 poster page) and the "
         "authors' code (utils.py at commit a29f718); not available here: the theorems' text")
-
-
-def _fmt(value: float, digits: int = 6) -> str:
-    return f"{value:.{digits}g}"
 
 
 def bounded_epsilon_mp(sigma, d: int, delta, width) -> mp.mpf:

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from optmech.privacy import high_precision as hp
-from optmech.privacy.claims import Claim, Source
+from optmech.privacy.claims import Claim, Source, _fmt
 from optmech.privacy.divergences import renyi
 from optmech.privacy.repeat import Repetitions, repeated_log_pmf_mp, repeated_pair
 from optmech.privacy.repeat_bounds import (
@@ -42,10 +42,6 @@ _PS_READ = ("paper text not available here; read as restated by dp_accounting (c
             "b5b0286, rdp_privacy_accountant.py, _compute_rdp_repeat_and_select) and by "
             "DP-HyPO (arXiv:2306.05734, Theorem 1 with C = c = 1, proof in its Appendix A)")
 _LT = "Liu & Talwar, STOC 2019, arXiv:1811.07971"
-
-
-def _fmt(value: float, digits: int = 6) -> str:
-    return f"{value:.{digits}g}"
 
 
 def figure_twice(law, p, q, figure: str, parameter: float = 0.0) -> tuple[float, float]:
