@@ -405,10 +405,11 @@ def _builder(args, lattice_as=None):
                                           _depth(args, "a lattice step") if lattice else 1)
         if getattr(args, "repeat", None) is None:
             return mechanism
+        from optmech.privacy.accountant import grows_with_candidates
         from optmech.privacy.repeat import RepeatAndSelect
         from optmech.validation import InvalidArgumentError
 
-        if callable(getattr(getattr(mechanism, "privacy", None), "mu", None)):
+        if grows_with_candidates(mechanism):
             raise InvalidArgumentError("--repeat", str(args.repeat), "used with pure-DP "
                                        f"steps only (the repeated {name} has no proven "
                                        "dominating pair)")

@@ -69,7 +69,7 @@ from optmech.validation import InvalidArgumentError, check_choice, check_integer
 
 __all__ = ["MAX_CANDIDATES", "MECHANISMS", "RELATIONS", "Accountant",
            "AccountReport", "OnCandidates", "Step", "build_selection", "dominance_of",
-           "work_estimate"]
+           "grows_with_candidates", "work_estimate"]
 
 #: The selection mechanisms a step may name (top-k and heterogeneous mechanisms come as
 #: objects, or by name through a ``build`` function: the CLI's builds every one).
@@ -106,6 +106,13 @@ def build_selection(name: str, epsilon: float, monotonic: bool = False, top: int
     if name == GAUSSIAN_NAME:
         return make_mechanism(name, None, 1.0, monotonic, sigma=epsilon)
     return make_mechanism(name, epsilon, 1.0, monotonic)
+
+
+def grows_with_candidates(mechanism) -> bool:
+    """Whether the mechanism's guarantee depends on the number of candidates (its
+    ``privacy.mu(n)``: report-noisy-max with Gaussian noise), so it must be bound to one
+    (:class:`OnCandidates`)."""
+    return callable(getattr(getattr(mechanism, "privacy", None), "mu", None))
 
 
 class OnCandidates:
@@ -203,7 +210,7 @@ def dominance_of(mechanism) -> Dominance:
     if callable(proven) and proven() is not None and math.isfinite(proven()):
         return Dominance(RANDOMISED_RESPONSE, float(proven()))
     guarantee = getattr(mechanism, "privacy", None)
-    if callable(getattr(guarantee, "mu", None)):
+    if grows_with_candidates(mechanism):
         raise InvalidArgumentError("n", None, "the number of candidates of "
                                    f"{getattr(mechanism, 'name', mechanism)} (its guarantee "
                                    "grows with it; Accountant(..., n=N) binds it)")
@@ -782,7 +789,7 @@ class Accountant:
                 s = Step(*s)
             elif not isinstance(s, Step):
                 s = Step(s)
-            if callable(getattr(getattr(s.mechanism, "privacy", None), "mu", None)):
+            if grows_with_candidates(s.mechanism):
                 if n is None:
                     raise InvalidArgumentError("n", None, f"the number of candidates of {s} "
                                                "(its guarantee grows with it)")
